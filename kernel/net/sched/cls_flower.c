@@ -121,17 +121,21 @@ struct fl_key_desc {
 	u8 need;	/* enum fl_need */
 };
 
+/* Attribute names are pasted at the outer level: IP_TOS and IP_TTL are
+ * also socket option macros, which must not expand here.
+ */
 #define FL_KEY(_type, _mask_type, _member, _need) {			\
-	.type = TCA_FLOWER_KEY_##_type,					\
+	.type = _type,							\
 	.mask_type = _mask_type,					\
 	.offset = offsetof(struct fl_flow_key, _member),		\
 	.len = sizeof_field(struct fl_flow_key, _member),		\
 	.need = FL_NEED_##_need,					\
 }
 #define FL_KEY_MASKED(_type, _member, _need)				\
-	FL_KEY(_type, TCA_FLOWER_KEY_##_type##_MASK, _member, _need)
+	FL_KEY(TCA_FLOWER_KEY_##_type, TCA_FLOWER_KEY_##_type##_MASK,	\
+	       _member, _need)
 #define FL_KEY_EXACT(_type, _member, _need)				\
-	FL_KEY(_type, TCA_FLOWER_UNSPEC, _member, _need)
+	FL_KEY(TCA_FLOWER_KEY_##_type, TCA_FLOWER_UNSPEC, _member, _need)
 
 /*
  * Rows are parsed in this order: IP_PROTO comes first because whether a
@@ -850,22 +854,18 @@ static int fl_ht_insert(struct cls_fl_head *head,
 	return 0;
 }
 
-static int fl_change(struct net *net, struct sk_buff *in_skb,
-		     struct tcf_proto *tp, unsigned long base, u32 handle,
-		     struct nlattr **tca, void **arg, u32 flags,
-		     struct netlink_ext_ack *extack)
+/* Adds a filter, or replaces @*arg, from already validated attributes */
+static int fl_change_filter(struct net *net, struct tcf_proto *tp,
+			    unsigned long base, u32 handle, struct nlattr **tb,
+			    struct nlattr *rate, void **arg, u32 flags,
+			    struct netlink_ext_ack *extack)
 {
 	struct cls_fl_head *head = rtnl_dereference(tp->root);
 	struct fl_flow_mask *cur = rtnl_dereference(head->mask);
-	struct nlattr *tb[TCA_FLOWER_MAX + 1];
 	struct cls_fl_filter *fold = *arg;
 	struct cls_fl_filter *fnew;
 	struct fl_flow_mask *mask;
 	int err;
-
-	err = fl_parse_opts(tca[TCA_OPTIONS], tb, extack);
-	if (err)
-		return err;
 
 	if (fold && handle && fold->handle != handle) {
 		NL_SET_ERR_MSG(extack, "Handle does not match the filter to replace");
@@ -876,8 +876,7 @@ static int fl_change(struct net *net, struct sk_buff *in_skb,
 	if (!mask)
 		return -ENOBUFS;
 
-	fnew = fl_filter_create(net, tp, tb, tca[TCA_RATE], mask, flags,
-				extack);
+	fnew = fl_filter_create(net, tp, tb, rate, mask, flags, extack);
 	if (IS_ERR(fnew)) {
 		err = PTR_ERR(fnew);
 		goto err_mask;
@@ -923,6 +922,27 @@ err_filter:
 	fl_filter_discard(fnew);
 err_mask:
 	kfree(mask);
+	return err;
+}
+
+static int fl_change(struct net *net, struct sk_buff *in_skb,
+		     struct tcf_proto *tp, unsigned long base, u32 handle,
+		     struct nlattr **tca, void **arg, u32 flags,
+		     struct netlink_ext_ack *extack)
+{
+	struct nlattr **tb;
+	int err;
+
+	/* Too big for the stack */
+	tb = kcalloc(TCA_FLOWER_MAX + 1, sizeof(*tb), GFP_KERNEL);
+	if (!tb)
+		return -ENOBUFS;
+
+	err = fl_parse_opts(tca[TCA_OPTIONS], tb, extack);
+	if (!err)
+		err = fl_change_filter(net, tp, base, handle, tb, tca[TCA_RATE],
+				       arg, flags, extack);
+	kfree(tb);
 	return err;
 }
 
@@ -977,8 +997,10 @@ static int fl_dump_key_val(struct sk_buff *skb,
 
 	if (nla_put(skb, desc->type, desc->len, (const u8 *)key + desc->offset))
 		return -EMSGSIZE;
-	/* An exact match dumps no mask, as when it was given without one */
-	if (desc->mask_type && memchr_inv(mask_member, 0xff, desc->len) &&
+	/* The mask always comes along, exact or not: tc prints addresses
+	 * only when their mask is there, and it sends one with each.
+	 */
+	if (desc->mask_type &&
 	    nla_put(skb, desc->mask_type, desc->len, mask_member))
 		return -EMSGSIZE;
 	return 0;
