@@ -1,0 +1,151 @@
+# Flower classifier for linux-source-6.1 + tdc harness in a QEMU guest.
+#
+#   make run            everything for the main job: packages, kernel,
+#                       initramfs, then tdc's flower suite in the guest
+#   make test           packages, kernel, initramfs, then tdc/gate.py
+#   make kernel         build bzImage + modules   (VARIANT=ours|stock|debug)
+#   make initramfs      build/initramfs.cpio.gz
+#   make guest          kernel + initramfs
+#   make series         git format-patch series against the pristine tree
+#   make series-check   apply that series to a fresh tree, build cls_flower.o
+#   make clean          remove objects and initramfs (keep extracted trees)
+#   make distclean      remove build/ entirely
+#
+# Build products live under build/ (gitignored); see README.md.
+
+SHELL          := /bin/bash
+.SHELLFLAGS    := -eu -o pipefail -c
+.DEFAULT_GOAL  := guest
+
+REPO           := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD          := $(REPO)/build
+PYTHON         := /usr/bin/python3
+KERNEL_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
+VARIANT        ?= ours
+JOBS           ?= $(shell nproc)
+
+# Debian packages the build and the guest need (make deps installs the
+# missing ones).
+DEB_PACKAGES   := linux-source-6.1 qemu-system-x86 busybox-static \
+                  python3-pyroute2 python3-scapy iproute2 bc bison flex \
+                  libelf-dev libssl-dev cpio kmod \
+                  build-essential xz-utils patch git
+
+PRISTINE       := $(BUILD)/src/pristine
+OURS           := $(BUILD)/src/ours
+FLOWER_CONFIG  := $(REPO)/kernel/flower.config
+DEBUG_CONFIG   := $(REPO)/kernel/debug.config
+INITRAMFS      := $(BUILD)/initramfs.cpio.gz
+
+ifeq ($(VARIANT),ours)
+  KSRC         := $(OURS)
+  FRAGMENTS    := $(FLOWER_CONFIG)
+else ifeq ($(VARIANT),stock)
+  KSRC         := $(PRISTINE)
+  FRAGMENTS    := $(FLOWER_CONFIG)
+else ifeq ($(VARIANT),debug)
+  KSRC         := $(OURS)
+  FRAGMENTS    := $(FLOWER_CONFIG) $(DEBUG_CONFIG)
+else
+  $(error VARIANT must be ours, stock or debug (got '$(VARIANT)'))
+endif
+
+OBJ            := $(BUILD)/obj/$(VARIANT)
+MOD            := $(BUILD)/mod/$(VARIANT)
+KMAKE          := $(MAKE) -C $(KSRC) O=$(OBJ) -j$(JOBS)
+
+SERIES_DIR     := $(BUILD)/series
+SC_SRC         := $(BUILD)/src/series-check
+SC_OBJ         := $(BUILD)/obj/series-check
+
+KERNEL_LOCK    := $(BUILD)/.kernel.lock
+
+.PHONY: deps kernel kernel-locked initramfs guest run test series \
+        series-locked series-check clean distclean trees tree-pristine tree-ours
+
+# ---------------------------------------------------------------------------
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+			grep -q '^install ok installed$$' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing" $$missing; \
+		sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		$$sudo apt-get update -q; \
+		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q $$missing; \
+	fi
+
+# ---------------------------------------------------------------------------
+# Source trees: pristine extraction, and ours = pristine + patches + kernel/.
+tree-pristine:
+	@$(REPO)/guest/extract-tree $(KERNEL_TARBALL) $(PRISTINE)
+
+tree-ours: tree-pristine
+	@$(REPO)/guest/sync-tree $(REPO) $(PRISTINE) $(OURS)
+
+trees: tree-ours
+
+# .config is regenerated only when a fragment (or the script) changed.
+$(OBJ)/.tdc-config: $(FRAGMENTS) $(REPO)/guest/kconfig | $(if $(filter stock,$(VARIANT)),tree-pristine,tree-ours)
+	@rm -f $@
+	@$(REPO)/guest/kconfig $(KSRC) $(OBJ) $(FRAGMENTS)
+	@touch $@
+
+# Kernel builds (tree sync, config, kbuild, install) are serialized by a
+# lock: several people share build/ and kbuild must not run twice in one O=.
+kernel:
+	@mkdir -p $(BUILD)
+	@flock -n $(KERNEL_LOCK) true || echo "kernel: waiting for another kernel build ($(KERNEL_LOCK))"
+	+@flock $(KERNEL_LOCK) $(MAKE) --no-print-directory kernel-locked
+
+kernel-locked: $(if $(filter stock,$(VARIANT)),tree-pristine,tree-ours) $(OBJ)/.tdc-config
+	+$(KMAKE) bzImage modules
+	@rm -rf $(MOD).new
+	+@$(KMAKE) -s modules_install INSTALL_MOD_PATH=$(MOD).new
+	@krel=$$(cat $(OBJ)/include/config/kernel.release); \
+		depmod -b $(MOD).new $$krel; \
+		rm -rf $(MOD); mv $(MOD).new $(MOD); \
+		echo "  KERNEL  $(VARIANT) $$krel: $(OBJ)/arch/x86/boot/bzImage, modules in $(MOD)"
+
+# ---------------------------------------------------------------------------
+$(INITRAMFS): $(REPO)/guest/init $(REPO)/guest/modprobe $(REPO)/guest/mkinitramfs \
+              $(REPO)/guest/newc.py /bin/busybox
+	@$(PYTHON) $(REPO)/guest/mkinitramfs $@
+
+initramfs: $(INITRAMFS)
+
+guest: kernel initramfs
+
+# ---------------------------------------------------------------------------
+run:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory guest
+	$(REPO)/guest/run --variant $(VARIANT) -- $(PYTHON) tdc/tdc.py -c flower
+
+test:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory guest
+	@if [ -f $(REPO)/tdc/gate.py ]; then \
+		cd $(REPO) && $(PYTHON) tdc/gate.py; \
+	else \
+		echo "test: tdc/gate.py does not exist yet: nothing to run"; \
+	fi
+
+# ---------------------------------------------------------------------------
+series:
+	@mkdir -p $(BUILD)
+	+@flock $(KERNEL_LOCK) $(MAKE) --no-print-directory series-locked
+
+series-locked: tree-ours
+	@$(REPO)/guest/make-series $(REPO) $(PRISTINE) $(OURS) $(SERIES_DIR)
+
+series-check:
+	@$(REPO)/guest/series-check $(REPO) $(KERNEL_TARBALL) $(SERIES_DIR) \
+		$(SC_SRC) $(SC_OBJ) $(JOBS) $(FLOWER_CONFIG)
+
+# ---------------------------------------------------------------------------
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/mod $(INITRAMFS)
+
+distclean:
+	rm -rf $(BUILD)

@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""gate.py - what `make test` runs: every stage, then one verdict.
+
+Each stage is a command whose output ends with a summary ("N passed,
+N failed[, N skipped]", or unittest's "Ran N tests" ... "OK"/"FAILED
+(...)").  The stages run in order from the repository root, their output
+is echoed as it comes, and the last line is the sum over the stages:
+exactly "N passed, N failed", plus ", N skipped" if any were skipped.
+
+A stage whose output has no summary counts as 1 failed, and so does one
+that exits non-zero although its summary shows no failure (it crashed
+after the summary, or guest/run saw a kernel splat).  Exit status 1 if
+anything failed, else 0.
+
+usage: gate.py [STAGE...]     (default: all; --list shows them)
+"""
+
+import collections
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+REPO = os.path.dirname(HERE)
+PY = '/usr/bin/python3'
+UPSTREAM = 'build/src/pristine/tools/testing/selftests/tc-testing/tc-tests'
+
+Counts = collections.namedtuple('Counts', 'passed failed skipped')
+
+SUMMARY_RE = re.compile(
+    r'^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\s*$', re.MULTILINE)
+
+
+def summary_line(output):
+    """Counts from the last "N passed, N failed[, N skipped]" line."""
+    found = SUMMARY_RE.findall(output)
+    if not found:
+        return None
+    passed, failed, skipped = found[-1]
+    return Counts(int(passed), int(failed), int(skipped or 0))
+
+
+def unittest_summary(output):
+    """Counts from unittest's "Ran N tests" and its OK / FAILED line."""
+    ran = re.findall(r'^Ran (\d+) tests? in ', output, re.MULTILINE)
+    verdict = re.findall(r'^(OK|FAILED)(?: \((.*)\))?\s*$', output,
+                         re.MULTILINE)
+    if not ran or not verdict:
+        return None
+    details = dict((k.strip(), int(v)) for k, v in
+                   re.findall(r'([a-z ]+)=(\d+)', verdict[-1][1]))
+    failed = (details.get('failures', 0) + details.get('errors', 0) +
+              details.get('unexpected successes', 0))
+    skipped = details.get('skipped', 0)
+    return Counts(int(ran[-1]) - failed - skipped, failed, skipped)
+
+
+Stage = collections.namedtuple('Stage', 'name command parse')
+
+# One line per stage.  Commands run from the repository root.
+STAGES = [
+    Stage('unit', [PY, '-m', 'unittest', 'discover', '-s', 'tdc/tests',
+                   '-v'], unittest_summary),
+    Stage('corpus', [PY, 'tdc/corpus.py', 'tc-tests'], summary_line),
+    Stage('flower', ['guest/run', '--', PY, 'tdc/tdc.py', '-c', 'flower'],
+          summary_line),
+    # the tree's own flower cases, by path; 1M-filter cases need time
+    Stage('upstream-6.1', ['guest/run', '--', PY, 'tdc/tdc.py',
+                           '-p', 'nsPlugin', '--timeout', '900',
+                           '-f', UPSTREAM + '/filters/tests.json',
+                           '-f', UPSTREAM + '/filters/concurrency.json'],
+          summary_line),
+]
+
+
+def run_stage(stage):
+    """Run one stage, echoing its output; return (Counts, note)."""
+    out = sys.stdout
+    print('=== {}: {}'.format(stage.name, ' '.join(stage.command)),
+          file=out, flush=True)
+    lines = []
+    try:
+        with subprocess.Popen(stage.command, cwd=REPO, text=True,
+                              stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT,
+                              errors='replace') as proc:
+            for line in proc.stdout:
+                out.write(line)
+                out.flush()
+                lines.append(line)
+        code = proc.returncode
+    except OSError as exc:
+        print(str(exc), file=out)
+        code = None
+    counts = stage.parse(''.join(lines))
+    if counts is None:
+        return Counts(0, 1, 0), 'no summary line (exit {})'.format(code)
+    if code != 0 and counts.failed == 0:
+        return counts._replace(failed=1), 'exit {} with no failure ' \
+            'counted'.format(code)
+    return counts, 'exit {}'.format(code)
+
+
+def main(argv):
+    if argv[:1] == ['--list']:
+        for stage in STAGES:
+            print('{:<14} {}'.format(stage.name, ' '.join(stage.command)))
+        return 0
+    unknown = set(argv) - {s.name for s in STAGES}
+    if unknown:
+        print('gate.py: no stage ' + ', '.join(sorted(unknown)),
+              file=sys.stderr)
+        return 2
+    total = Counts(0, 0, 0)
+    verdicts = []
+    for stage in STAGES:
+        if argv and stage.name not in argv:
+            continue
+        counts, note = run_stage(stage)
+        total = Counts(*(a + b for a, b in zip(total, counts)))
+        verdicts.append('=== {}: {} passed, {} failed, {} skipped ({})'.format(
+            stage.name, counts.passed, counts.failed, counts.skipped, note))
+    print('\n'.join(verdicts))
+    line = '{} passed, {} failed'.format(total.passed, total.failed)
+    if total.skipped:
+        line += ', {} skipped'.format(total.skipped)
+    print(line)
+    return 1 if total.failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,500 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""tdc.py - run tc test cases written in upstream tdc's JSON format.
+
+A case: id, name, category, plugins.requires, setup, cmdUnderTest,
+expExitCode, verifyCmd, matchPattern + matchCount (default 1) or
+matchJSON, teardown, skip ("yes"), dependsOn (a probe command: the case
+skips unless it exits 0), scapy (scapyPlugin), timeout (seconds, for each
+of its commands).  setup/teardown entries are a command or [command,
+allowed exit codes...].  Commands are shell command lines in which $TC,
+$IP, $DEV0, $DEV1, $DEV2, $DUMMY, $NS, $BATCH_FILE, $FLNL ... are
+substituted (string.Template); they run with the directory that holds
+the case file's tc-tests/ as working directory (upstream cases call
+./tdc_batch.py from there).
+
+Output is TAP: "ok N - ID NAME", "not ok N - ID NAME" followed by "#"
+lines saying which stage failed, the command, its exit code and output,
+"ok N - ID NAME # skip REASON"; then a last line
+"N passed, N failed, N skipped".  Exit status 1 if a case failed, 4 if
+no case was selected, else 0.
+"""
+
+import argparse
+import importlib
+import json
+import os
+import re
+import string
+import sys
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path[:0] = [HERE, REPO]
+
+import corpus                                   # noqa: E402
+from commands import PYTHON, Outcome, run as run_command  # noqa: E402,F401
+from plugins.TdcPlugin import SkipCase          # noqa: E402
+
+OUTPUT_LINES = 40       # of a failing command's output, in the TAP report
+
+
+def first_existing(*paths):
+    return next((p for p in paths if os.path.exists(p)), paths[0])
+
+
+# Upstream tdc_config.py's names; nsPlugin replaces the device and
+# namespace names with per-case ones.  Batch files go to /tmp: in the
+# guest the repository (and the kernel tree) is read-only.
+BASE_NAMES = {
+    'TC': first_existing('/sbin/tc', '/usr/sbin/tc'),
+    'IP': first_existing('/sbin/ip', '/usr/sbin/ip', '/bin/ip'),
+    'DEV0': 'v0p0',
+    'DEV1': 'v0p1',
+    'DEV2': '',
+    'DUMMY': 'dummy1',
+    'ETH': 'eth0',
+    'NS': 'tcut',
+    'EBPFDIR': './',
+    'PYTHON': PYTHON,
+    'FLNL': '{} {}'.format(PYTHON, os.path.join(HERE, 'flowernl.py')),
+}
+
+
+def case_names(case, timeout):
+    """The variables of one case."""
+    tag = re.sub(r'[^0-9A-Za-z_-]', '_', case['id'])
+    names = dict(BASE_NAMES, TESTID=case['id'], TIMEOUT=str(timeout))
+    names['BATCH_FILE'] = '/tmp/tdc-{}-batch.txt'.format(tag)
+    names['BATCH_DIR'] = '/tmp/tdc-{}-batchdir'.format(tag)
+    return names
+
+
+def substitute(command, names):
+    return string.Template(command).safe_substitute(names)
+
+
+def referenced_names(command):
+    """The $NAME / ${NAME} variables a command refers to."""
+    return {m.group(1) or m.group(2) for m in
+            re.finditer(r'\$(?:(\w+)|\{(\w+)\})', command)}
+
+
+def case_commands(case):
+    commands = [case.get('dependsOn', ''), case['cmdUnderTest'],
+                case.get('verifyCmd', '')]
+    for entry in case.get('setup', []) + case.get('teardown', []):
+        commands.append(entry[0] if isinstance(entry, list) else entry)
+    return [c for c in commands if c]
+
+
+def command_and_codes(entry):
+    """A setup/teardown entry -> (command, allowed exit codes)."""
+    if isinstance(entry, list):
+        return entry[0], [int(code) for code in entry[1:]]
+    return entry, [0]
+
+
+def tc_root(path):
+    """The directory holding the tc-tests/ that `path` is in (upstream runs
+    from there), else the current directory."""
+    parts = os.path.abspath(path).split(os.sep)
+    if 'tc-tests' in parts:
+        index = len(parts) - 1 - parts[::-1].index('tc-tests')
+        return os.sep.join(parts[:index]) or os.sep
+    return os.getcwd()
+
+
+# --- failures -----------------------------------------------------------------
+class CaseFailed(Exception):
+    """A stage of a case failed; the lines say how."""
+
+    def __init__(self, stage, *lines, outcome=None):
+        super().__init__(stage)
+        self.stage = stage
+        self.lines = list(lines)
+        if outcome is not None:
+            self.lines.insert(0, 'command: ' + outcome.command)
+            self.lines += _output_lines('stdout', outcome.out)
+            self.lines += _output_lines('stderr', outcome.err)
+
+
+def _output_lines(label, text):
+    lines = text.rstrip('\n').split('\n') if text.strip() else []
+    if not lines:
+        return []
+    cut = len(lines) - OUTPUT_LINES
+    if cut > 0:
+        lines = ['[... {} lines]'.format(cut)] + lines[cut:]
+    return [label + ':'] + ['  ' + line for line in lines]
+
+
+def _exit_text(code):
+    return 'timed out' if code is None else 'exit code {}'.format(code)
+
+
+# --- matching ---------------------------------------------------------------
+def json_mismatch(output, expected, path='$', key_value=False):
+    """None if `expected` matches `output` as upstream tdc's matchJSON does,
+    else where and how they differ.  A dict matches a dict that has all its
+    keys with matching values (more keys are fine); a list matches a list
+    whose first len(expected) elements match pairwise, so {} is a
+    placeholder for an element; but an empty dict or list as the value of a
+    key matches only an empty one.  Anything else must be equal."""
+    if isinstance(expected, (dict, list)) and \
+            type(output) is not type(expected):
+        return '{}: expected {}, got {}'.format(
+            path, type(expected).__name__, json.dumps(output))
+    if key_value and expected in ({}, []):
+        return None if output == expected else \
+            '{}: expected {}, got {}'.format(path, json.dumps(expected),
+                                             json.dumps(output))
+    if isinstance(expected, dict):
+        for key, value in expected.items():
+            if key not in output:
+                return '{}: no key {!r} in {}'.format(path, key,
+                                                      json.dumps(output))
+            found = json_mismatch(output[key], value,
+                                  '{}.{}'.format(path, key), True)
+            if found:
+                return found
+        return None
+    if isinstance(expected, list):
+        if len(expected) > len(output):
+            return '{}: expected at least {} elements, got {}'.format(
+                path, len(expected), len(output))
+        for index, (out, exp) in enumerate(zip(output, expected)):
+            found = json_mismatch(out, exp, '{}[{}]'.format(path, index))
+            if found:
+                return found
+        return None
+    if output != expected:
+        return '{}: expected {}, got {}'.format(path, json.dumps(expected),
+                                                json.dumps(output))
+    return None
+
+
+def verify(case, outcome):
+    """Raise CaseFailed unless the verify command's output matches."""
+    text = outcome.output()
+    if 'matchJSON' in case:
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise CaseFailed('verify', 'output is not JSON: {}'.format(exc),
+                             outcome=outcome)
+        mismatch = json_mismatch(data, case['matchJSON'])
+        if mismatch:
+            raise CaseFailed('verify', 'matchJSON: ' + mismatch,
+                             outcome=outcome)
+    else:
+        want = int(case.get('matchCount', 1))
+        found = len(re.findall(case['matchPattern'], text,
+                               re.DOTALL | re.MULTILINE))
+        if found != want:
+            raise CaseFailed('verify', 'matchPattern {!r}: {} matches, '
+                             'expected {}'.format(case['matchPattern'],
+                                                  found, want),
+                             outcome=outcome)
+
+
+# --- plugins ----------------------------------------------------------------
+class Plugins:
+    """The loaded plugins, and why the unavailable ones are not."""
+
+    def __init__(self, runner):
+        self.runner = runner
+        self.loaded = {}         # name -> instance, in load order
+        self.unavailable = {}    # name -> reason
+
+    def load(self, name):
+        if name in self.loaded or name in self.unavailable:
+            return
+        if not re.match(r'^\w+$', name) or not os.path.exists(
+                os.path.join(REPO, 'plugins', name + '.py')):
+            self.unavailable[name] = 'no plugin plugins/{}.py'.format(name)
+            return
+        try:
+            module = importlib.import_module('plugins.' + name)
+            self.loaded[name] = module.SubPlugin(self.runner)
+        except Exception as exc:
+            self.unavailable[name] = 'plugin {} does not load: {}: {}'.format(
+                name, type(exc).__name__, exc)
+
+    def call(self, hook, *args, reverse=False):
+        items = list(self.loaded.values())
+        for plugin in reversed(items) if reverse else items:
+            getattr(plugin, hook)(*args)
+
+    def adjust(self, stage, command):
+        for plugin in self.loaded.values():
+            command = plugin.adjust_command(stage, command)
+        return command
+
+    def preexec(self, stage):
+        """One function running every plugin's preexec(stage), or None."""
+        steps = [f for f in (p.preexec(stage) for p in self.loaded.values())
+                 if f]
+        if not steps:
+            return None
+        return lambda: [step() for step in steps]
+
+
+def needed_plugins(case):
+    """A scapy block needs scapyPlugin even if the case forgot to say so."""
+    names = corpus.required_plugins(case)
+    if case.get('scapy') and 'scapyPlugin' not in names:
+        names.append('scapyPlugin')
+    return names
+
+
+# --- the runner -------------------------------------------------------------
+class Runner:
+    def __init__(self, args):
+        self.verbose = args.verbose
+        self.timeout = args.timeout
+        self.plugins = Plugins(self)
+        self.tap_file = open(args.tap, 'w') if args.tap else None
+
+    def emit(self, line):
+        print(line, flush=True)
+        if self.tap_file:
+            self.tap_file.write(line + '\n')
+
+    def log(self, text):
+        if self.verbose:
+            for line in str(text).rstrip('\n').split('\n'):
+                self.emit('# ' + line)
+
+    def run(self, entries):
+        """Run entries [(case, file, problems)], printing TAP; return
+        {'pass': N, 'fail': N, 'skip': N}."""
+        for name in sorted({n for case, _, problems in entries
+                            if not problems for n in needed_plugins(case)}):
+            self.plugins.load(name)
+        for name, reason in sorted(self.plugins.unavailable.items()):
+            self.log(reason)
+        counts = {'pass': 0, 'fail': 0, 'skip': 0}
+        self.emit('TAP version 13')
+        self.emit('1..{}'.format(len(entries)))
+        self.plugins.call('pre_suite', [case for case, _, _ in entries])
+        try:
+            for number, (case, path, problems) in enumerate(entries, 1):
+                title = '{} - {} {}'.format(number, case.get('id'),
+                                            case.get('name', ''))
+                status, lines = self.run_case(case, path, problems)
+                counts[status] += 1
+                if status == 'skip':
+                    self.emit('ok {} # skip {}'.format(title, lines[0]))
+                elif status == 'pass':
+                    self.emit('ok ' + title)
+                else:
+                    self.emit('not ok ' + title)
+                    for line in lines:
+                        self.emit('# ' + line)
+        finally:
+            self.plugins.call('post_suite', reverse=True)
+        self.emit('{pass} passed, {fail} failed, {skip} skipped'.format(
+            **counts))
+        if self.tap_file:
+            self.tap_file.close()
+        return counts
+
+    def run_case(self, case, path, problems):
+        """-> ('pass', []), ('skip', [reason]) or ('fail', [lines])."""
+        if problems:
+            return 'fail', ['stage: format'] + problems
+        if case.get('skip') == 'yes':
+            return 'skip', ['case marked "skip": "yes"']
+        for name in needed_plugins(case):
+            if name in self.plugins.unavailable:
+                return 'skip', [self.plugins.unavailable[name]]
+        timeout = case.get('timeout', self.timeout)
+        names = case_names(case, timeout)
+        started = []
+        status, lines = self.start_and_run(case, path, names, timeout,
+                                           started)
+        # post_case of every plugin whose pre_case ran, also after a
+        # failure: the next case must find a clean environment
+        for plugin in reversed(started):
+            try:
+                plugin.post_case(case, names)
+            except Exception as exc:
+                line = 'post_case of {}: {}: {}'.format(
+                    type(plugin).__module__, type(exc).__name__, exc)
+                if status != 'fail':
+                    status, lines = 'fail', ['stage: post_case']
+                lines.append(line)
+        return status, lines
+
+    def start_and_run(self, case, path, names, timeout, started):
+        try:
+            for plugin in self.plugins.loaded.values():
+                started.append(plugin)
+                plugin.pre_case(case, names)
+        except SkipCase as why:
+            return 'skip', [str(why)]
+        except Exception as exc:
+            return 'fail', ['stage: pre_case', 'pre_case of {}: {}: {}'.format(
+                type(started[-1]).__module__, type(exc).__name__, exc)]
+        skip = self.missing_requirement(case, names)
+        if skip:
+            return 'skip', [skip]
+        try:
+            return self.run_stages(case, names, tc_root(path), timeout)
+        except SkipCase as why:
+            return 'skip', [str(why)]
+        except CaseFailed as failed:
+            return 'fail', ['stage: ' + failed.stage] + failed.lines
+
+    def missing_requirement(self, case, names):
+        """Why the case cannot run here (a tool or device it names is not
+        there), or None."""
+        for command in case_commands(case):
+            for var in sorted(referenced_names(command)):
+                if var in ('TC', 'IP') and not os.path.exists(names[var]):
+                    return '${} {} not found'.format(var, names[var])
+                if names.get(var) == '':
+                    return '${} is empty (nsPlugin provides it)'.format(var)
+        return None
+
+    def run_stages(self, case, names, cwd, timeout):
+        def run(stage, command):
+            command = self.plugins.adjust(stage, substitute(command, names))
+            self.log('{}: {}'.format(stage, command))
+            outcome = run_command(command, cwd, timeout,
+                                  self.plugins.preexec(stage))
+            if self.verbose > 1:
+                self.log(outcome.out + outcome.err)
+            return outcome
+
+        if case.get('dependsOn'):
+            probe = run('depends', case['dependsOn'])
+            if probe.code != 0:
+                raise SkipCase('dependsOn {!r}: {}'.format(
+                    case['dependsOn'], _exit_text(probe.code)))
+        failure = None
+        try:
+            for entry in case.get('setup', []):
+                command, codes = command_and_codes(entry)
+                outcome = run('setup', command)
+                if outcome.code not in codes:
+                    raise CaseFailed('setup', '{}, allowed {}'.format(
+                        _exit_text(outcome.code), codes), outcome=outcome)
+            outcome = run('execute', case['cmdUnderTest'])
+            want = int(case['expExitCode'])
+            if outcome.code != want:
+                raise CaseFailed('execute', '{}, expected {}'.format(
+                    _exit_text(outcome.code), want), outcome=outcome)
+            try:
+                self.plugins.call('post_execute', case, names)
+            except SkipCase:
+                raise
+            except Exception as exc:
+                raise CaseFailed('post_execute', '{}: {}'.format(
+                    type(exc).__name__, exc))
+            if case.get('verifyCmd') and ('matchJSON' in case or
+                                          'matchPattern' in case):
+                outcome = run('verify', case['verifyCmd'])
+                if outcome.code is None:     # partial output proves nothing
+                    raise CaseFailed('verify', 'timed out', outcome=outcome)
+                verify(case, outcome)
+        except (CaseFailed, SkipCase) as exc:
+            failure = exc
+        # teardown runs whatever happened; a failing teardown command fails
+        # the case (if nothing failed before) but the others still run
+        for entry in case.get('teardown', []):
+            command, codes = command_and_codes(entry)
+            outcome = run('teardown', command)
+            if outcome.code not in codes and failure is None:
+                failure = CaseFailed('teardown', '{}, allowed {}'.format(
+                    _exit_text(outcome.code), codes), outcome=outcome)
+        if failure is not None:
+            raise failure
+        return 'pass', []
+
+
+# --- selecting cases ----------------------------------------------------------
+def select_cases(args):
+    """[(case, file, problems)] in file order, as -f/-D/-c/-e select them
+    (upstream: -e and -c together select the union)."""
+    paths = list(args.file or [])
+    if args.directory or not paths:
+        paths += args.directory or [os.path.join(REPO, 'tc-tests')]
+    entries, seen = [], {}
+    for path in corpus.case_files(paths):
+        try:
+            cases = corpus.load_file(path)
+        except ValueError as exc:
+            entries.append(({'id': os.path.basename(path), 'name': '(file)'},
+                            path, [str(exc)]))
+            continue
+        for case in cases:
+            problems = corpus.case_problems(case)
+            cid = case.get('id')
+            if cid in seen:
+                problems.append('duplicate id (also in {})'.format(seen[cid]))
+            else:
+                seen[cid] = path
+            entries.append((case, path, problems))
+    if args.category or args.execute:
+        entries = [e for e in entries
+                   if set(args.category or []) & set(e[0].get('category', []))
+                   or e[0].get('id') in (args.execute or [])]
+    return entries
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        description='run tc test cases (upstream tdc JSON format), '
+                    'report TAP')
+    p.add_argument('-f', '--file', action='extend', nargs='+', metavar='FILE',
+                   help='case file(s) to run (repeatable)')
+    p.add_argument('-D', '--directory', action='extend', nargs='+',
+                   metavar='DIR', help='directory of case files (default '
+                   'tc-tests/, unless -f is given)')
+    p.add_argument('-c', '--category', action='extend', nargs='+',
+                   metavar='CATEGORY', help='only cases in CATEGORY')
+    p.add_argument('-e', '--execute', action='extend', nargs='+',
+                   metavar='ID', help='only the case(s) with ID')
+    p.add_argument('-p', '--plugin', action='extend', nargs='+', default=[],
+                   metavar='PLUGIN', help='load plugins/PLUGIN.py for all '
+                   'cases, required or not')
+    p.add_argument('-l', '--list', action='store_true',
+                   help='list the selected cases, run nothing')
+    p.add_argument('-v', '--verbose', action='count', default=0,
+                   help='show commands as TAP comments (-vv: and output)')
+    p.add_argument('--tap', metavar='FILE', help='write the TAP here too')
+    p.add_argument('--timeout', type=float, default=60,
+                   help='seconds for each command (default 60; a case '
+                   'may set its own "timeout")')
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    entries = select_cases(args)
+    if args.list:
+        for case, path, problems in entries:
+            print('{}  {:<40} {} [{}]{}'.format(
+                case.get('id'), os.path.relpath(path), case.get('name'),
+                ','.join(case.get('category', [])),
+                '  (PROBLEM: {})'.format('; '.join(problems))
+                if problems else ''))
+        return 0
+    runner = Runner(args)
+    for name in args.plugin:
+        runner.plugins.load(name)
+        if name in runner.plugins.unavailable:
+            print('tdc.py: ' + runner.plugins.unavailable[name],
+                  file=sys.stderr)
+            return 2
+    counts = runner.run(entries)
+    if not entries:
+        print('tdc.py: no test cases selected', file=sys.stderr)
+        return 4
+    return 1 if counts['fail'] else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-2.0
+"""corpus.py: the id/format checker the corpus stage of the gate runs."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TDC_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+sys.path.insert(0, TDC_DIR)
+
+import corpus                                   # noqa: E402
+
+
+def good_case(cid, **fields):
+    case = {'id': cid, 'name': 'n', 'category': ['filter', 'flower'],
+            'plugins': {'requires': 'nsPlugin'}, 'setup': [],
+            'cmdUnderTest': 'true', 'expExitCode': '0', 'verifyCmd': 'true',
+            'matchPattern': 'x', 'matchCount': '0', 'teardown': []}
+    case.update(fields)
+    return case
+
+
+class TestTree(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.root = self.tmp.name
+
+    def write(self, rel, cases):
+        path = os.path.join(self.root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w') as f:
+            f.write(cases if isinstance(cases, str) else json.dumps(cases))
+
+    def problems(self):
+        return corpus.check_tree(self.root)[2]
+
+    def test_clean_tree(self):
+        self.write('filters/flower/a.json', [good_case('a1b2')])
+        self.assertEqual(corpus.check_tree(self.root), (1, 0, []))
+
+    def test_duplicate_id_across_files(self):
+        self.write('filters/flower/a.json', [good_case('a1b2')])
+        self.write('filters/flower/b.json', [good_case('a1b2')])
+        problems = self.problems()
+        self.assertEqual(len(problems), 1)
+        self.assertIn('duplicate id', problems[0])
+
+    def test_duplicate_fails_the_program(self):
+        self.write('x/a.json', [good_case('a1b2'), good_case('a1b2')])
+        proc = subprocess.run(['/usr/bin/python3',
+                               os.path.join(TDC_DIR, 'corpus.py'), self.root],
+                              capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 1)
+        self.assertEqual(proc.stdout.splitlines()[-1], '1 passed, 1 failed')
+
+    def test_id_format(self):
+        self.write('x/a.json', [good_case('A1B2'), good_case('12345'),
+                                good_case('zz00')])
+        self.assertEqual(len(self.problems()), 3)
+
+    def test_flower_category(self):
+        self.write('filters/flower/a.json',
+                   [good_case('a1b2', category=['filter'])])
+        self.assertIn('category lacks "flower"', self.problems()[0])
+        self.write('filters/flower/a.json', [good_case('a1b2')])
+        self.write('actions/b.json', [good_case('c3d4', category=['x'])])
+        self.assertEqual(self.problems(), [])
+
+    def test_required_fields(self):
+        case = good_case('a1b2')
+        del case['teardown'], case['plugins']
+        self.write('x/a.json', [case])
+        text = '\n'.join(self.problems())
+        self.assertIn('no teardown', text)
+        self.assertIn('no plugins', text)
+
+    def test_bad_json_file(self):
+        self.write('x/a.json', '[{"id": ')
+        count, bad, problems = corpus.check_tree(self.root)
+        self.assertEqual((count, bad), (1, 1))
+
+    def test_scapy_requires_plugin(self):
+        self.write('x/a.json', [good_case('a1b2', scapy={
+            'iface': '$DEV0', 'count': 1, 'packet': 'Ether()'})])
+        self.assertIn('scapyPlugin', self.problems()[0])
+
+
+class TestCaseProblems(unittest.TestCase):
+    def test_runner_level_checks(self):
+        self.assertEqual(corpus.case_problems(good_case('a1b2')), [])
+        self.assertTrue(corpus.case_problems({'id': 'x'}))
+        self.assertTrue(corpus.case_problems(good_case(
+            'a1b2', setup=[['cmd', 'notanint']])))
+        self.assertTrue(corpus.case_problems(good_case(
+            'a1b2', verifyCmd='', matchPattern='x')))
+        self.assertTrue(corpus.case_problems(good_case(
+            'a1b2', matchPattern='(')))
+        self.assertTrue(corpus.case_problems(good_case(
+            'a1b2', scapy=[{'iface': 'x'}])))
+
+    def test_upstream_cases_are_runnable(self):
+        # every upstream 6.1 case, where the tree is at hand
+        for tree in ('build/src/pristine', '/tmp/ref/linux-source-6.1'):
+            root = os.path.join(os.path.dirname(TDC_DIR), tree,
+                                'tools/testing/selftests/tc-testing/tc-tests')
+            if os.path.isdir(root):
+                break
+        else:
+            self.skipTest('no 6.1 tree with tc-testing')
+        for path in corpus.case_files([root]):
+            for case in corpus.load_file(path):
+                self.assertEqual(corpus.case_problems(case), [],
+                                 (path, case.get('id')))
+
+
+if __name__ == '__main__':
+    unittest.main()

@@ -1,0 +1,231 @@
+# SPDX-License-Identifier: GPL-2.0
+"""flowernl.py: the flower nla class and the request builder, encoded with
+pyroute2 and decoded back, without a socket (no kernel involved)."""
+
+import io
+import os
+import re
+import socket
+import struct
+import sys
+import unittest
+from contextlib import redirect_stderr
+
+TDC_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+sys.path.insert(0, TDC_DIR)
+
+import flowernl                                 # noqa: E402
+from pyroute2.netlink.exceptions import NetlinkError          # noqa: E402
+from pyroute2.netlink.rtnl.marshal import MarshalRtnl         # noqa: E402
+from pyroute2.netlink.rtnl.tcmsg import tcmsg                 # noqa: E402
+
+PKT_CLS_H = 'include/uapi/linux/pkt_cls.h'
+
+
+def request(*argv):
+    return flowernl.build_request(flowernl.parse_args(
+        ['add', '--dev', 'unused'] + list(argv)), 7)
+
+
+def round_trip(msg, msg_class=flowernl.FlowerTcMsg):
+    msg.encode()
+    data = bytes(msg.data)
+    decoded = msg_class(data)
+    decoded.decode()
+    return data, decoded
+
+
+class TestNumbering(unittest.TestCase):
+    def test_matches_the_6_1_uapi_header(self):
+        for tree in ('build/src/pristine', '/tmp/ref/linux-source-6.1'):
+            path = os.path.join(os.path.dirname(TDC_DIR), tree, PKT_CLS_H)
+            if os.path.exists(path):
+                break
+        else:
+            self.skipTest('no 6.1 tree at hand')
+        with open(path) as f:
+            text = f.read()
+        body = text[text.index('TCA_FLOWER_UNSPEC'):
+                    text.index('__TCA_FLOWER_MAX')]
+        body = re.sub(r'/\*.*?\*/', '', body, flags=re.DOTALL)
+        names = re.findall(r'\b(TCA_FLOWER_\w+)\s*,', body)
+        self.assertEqual(names, [flowernl.NAME_BY_NUMBER[n]
+                                 for n in range(len(flowernl.FLOWER_ATTRS))])
+
+    def test_some_numbers(self):
+        self.assertEqual(flowernl.ATTR_BY_NAME['TCA_FLOWER_KEY_ETH_DST'][0], 4)
+        self.assertEqual(flowernl.ATTR_BY_NAME['TCA_FLOWER_FLAGS'][0], 22)
+        self.assertEqual(flowernl.ATTR_BY_NAME['TCA_FLOWER_KEY_L2TPV3_SID'][0],
+                         105)
+
+
+class TestRoundTrip(unittest.TestCase):
+    def test_typed_attributes(self):
+        _, msg = round_trip(request(
+            '--prio', '3', '--protocol', 'ipv6', '--handle', '0x10',
+            '--chain', '2', '--action', 'drop',
+            '--attr', 'eth_dst=e4:11:22:11:4a:51',
+            '--attr', 'key_eth_src_mask=ff:ff:ff:00:00:00',
+            '--attr', 'TCA_FLOWER_KEY_IP_PROTO=17',
+            '--attr', 'ipv6_dst=2001:db8::1', '--attr', 'udp_dst=4789',
+            '--attr', 'ipv4_src=192.0.2.1', '--attr', 'vlan_id=100',
+            '--attr', 'tcp_flags=0x12', '--attr', 'flags=skip_hw',
+            '--attr', 'indev=lo', '--attr', 'ct_labels=' + '01' * 16))
+        entry = flowernl.filter_json(msg)
+        self.assertEqual((entry['handle'], entry['prio'], entry['protocol'],
+                          entry['chain'], entry['kind']),
+                         (0x10, 3, 0x86DD, 2, 'flower'))
+        opts = entry['options']
+        self.assertEqual(opts['TCA_FLOWER_KEY_ETH_DST'], 'e4:11:22:11:4a:51')
+        self.assertEqual(opts['TCA_FLOWER_KEY_ETH_SRC_MASK'],
+                         'ff:ff:ff:00:00:00')
+        self.assertEqual(opts['TCA_FLOWER_KEY_IP_PROTO'], 17)
+        self.assertEqual(opts['TCA_FLOWER_KEY_IPV6_DST'], '2001:db8::1')
+        self.assertEqual(opts['TCA_FLOWER_KEY_UDP_DST'], 4789)
+        self.assertEqual(opts['TCA_FLOWER_KEY_IPV4_SRC'], '192.0.2.1')
+        self.assertEqual(opts['TCA_FLOWER_KEY_VLAN_ID'], 100)
+        self.assertEqual(opts['TCA_FLOWER_KEY_TCP_FLAGS'], 0x12)
+        self.assertEqual(opts['TCA_FLOWER_FLAGS'], 1)
+        self.assertEqual(opts['TCA_FLOWER_INDEV'], 'lo')
+        self.assertEqual(opts['TCA_FLOWER_KEY_CT_LABELS'],
+                         ':'.join(['01'] * 16))
+        action = opts['TCA_FLOWER_ACT'][0]
+        self.assertEqual((action['order'], action['kind']), (1, 'gact'))
+        self.assertEqual(action['options']['parms']['action'], 2)  # SHOT
+
+    def test_wire_format(self):
+        data, _ = round_trip(request('--attr', 'udp_dst=4789',
+                                     '--attr', 'vlan_id=100'))
+        # be16 port in network order; VLAN id in host order, as the kernel
+        self.assertIn(struct.pack('=HH', 6, 21) + struct.pack('>H', 4789),
+                      data)
+        self.assertIn(struct.pack('=HH', 6, 23) + struct.pack('=H', 100),
+                      data)
+
+    def test_raw_attributes_are_sent_as_given(self):
+        data, msg = round_trip(request(
+            '--attr', 'ipv4_dst=10.0.0.1',
+            '--raw', 'KEY_ETH_DST_MASK=ffffff',      # too short
+            '--raw', '200=',                         # unknown, empty
+            '--raw', '0x8000=0102'))                 # NLA_F_NESTED, type 0
+        self.assertIn(struct.pack('=HH', 7, 5) + b'\xff\xff\xff\x00', data)
+        self.assertIn(struct.pack('=HH', 4, 200), data)
+        self.assertIn(struct.pack('=HH', 6, 0x8000) + b'\x01\x02', data)
+        opts = flowernl.filter_json(msg)['options']
+        self.assertEqual(opts['TCA_FLOWER_KEY_IPV4_DST'], '10.0.0.1')
+
+    def test_raw_classes_do_not_leak_into_the_typed_one(self):
+        request('--raw', 'KEY_ETH_DST=00')
+        _, msg = round_trip(request('--attr', 'eth_dst=00:00:00:00:00:01'))
+        self.assertEqual(flowernl.filter_json(msg)['options'],
+                         {'TCA_FLOWER_KEY_ETH_DST': '00:00:00:00:00:01'})
+
+    def test_conflicting_protocol_and_kind(self):
+        _, msg = round_trip(request('--protocol', 'arp', '--kind', 'matchall',
+                                    '--attr', 'eth_type=ip'))
+        self.assertEqual(socket.ntohs(msg['info'] & 0xFFFF), 0x0806)
+        self.assertEqual(msg.get_attr('TCA_KIND'), 'matchall')
+
+
+class TestPyroute2Registration(unittest.TestCase):
+    def test_tc_plugin_interface(self):
+        # what IPRoute.tc('add-filter', 'flower', ...) does with our module
+        msg = tcmsg()
+        kwarg = {'protocol': 0x0800, 'prio': 5, 'ipv4_dst': '10.1.1.1',
+                 'ip_proto': 6, 'action': 'drop'}
+        flowernl.fix_msg(msg, kwarg)
+        msg['attrs'] = [['TCA_KIND', 'flower'], ['TCA_OPTIONS',
+                        flowernl.get_parameters(kwarg)]]
+        msg.encode()
+        decoded = tcmsg(bytes(msg.data))     # pyroute2's own tcmsg
+        decoded.decode()
+        self.assertEqual(decoded['info'], (5 << 16) | socket.htons(0x0800))
+        opts = decoded.get_attr('TCA_OPTIONS')
+        self.assertIsInstance(opts, flowernl.FlowerOptions)
+        self.assertEqual(opts.get_attr('TCA_FLOWER_KEY_IPV4_DST'), '10.1.1.1')
+        self.assertEqual(opts.get_attr('TCA_FLOWER_KEY_IP_PROTO'), 6)
+
+    def test_unknown_keyword(self):
+        with self.assertRaises(ValueError):
+            flowernl.get_parameters({'no_such_key': 1})
+
+
+class TestExtack(unittest.TestCase):
+    def error_reply(self, errno_, text):
+        req = request('--attr', 'ipv4_dst=10.0.0.1')
+        req['header'].update(type=44, flags=0x605, sequence_number=9)
+        req.encode()
+        body = bytes(req.data)
+        msg = text.encode() + b'\0'
+        tlv = struct.pack('=HH', 4 + len(msg), 1) + msg
+        tlv += b'\0' * (-len(tlv) % 4)
+        payload = struct.pack('=i', -errno_) + body + tlv
+        # NLM_F_ACK_TLVS: the kernel appended extack attributes
+        return struct.pack('=IHHII', 16 + len(payload), 2, 0x200, 9, 0) + \
+            payload
+
+    def test_pyroute2_reads_the_extack_message(self):
+        replies = list(MarshalRtnl().parse(self.error_reply(22, 'bad mask'),
+                                           seq=9))
+        error = replies[0]['header']['error']
+        self.assertIsInstance(error, NetlinkError)
+        self.assertEqual(error.args, (22, 'bad mask'))
+
+    def test_report_error_prints_like_tc(self):
+        err = io.StringIO()
+        with redirect_stderr(err):
+            code = flowernl.report_error(NetlinkError(22, 'bad mask'))
+        self.assertEqual(code, 22)
+        self.assertEqual(err.getvalue().splitlines(),
+                         ['Error: bad mask.',
+                          'RTNETLINK answers: Invalid argument'])
+        err = io.StringIO()
+        with redirect_stderr(err):
+            self.assertEqual(flowernl.report_error(NetlinkError(95)), 95)
+        self.assertEqual(err.getvalue().splitlines(),
+                         ['RTNETLINK answers: Operation not supported'])
+
+
+class TestRequestFlags(unittest.TestCase):
+    def test_every_change_asks_for_an_ack(self):
+        from pyroute2.netlink import (NLM_F_ACK, NLM_F_CREATE, NLM_F_DUMP,
+                                      NLM_F_EXCL, NLM_F_REPLACE)
+        flags = {c: flowernl.request_type_and_flags(c)[1]
+                 for c in flowernl.REQUESTS}
+        for command in ('add', 'replace', 'change', 'delete', 'get'):
+            self.assertTrue(flags[command] & NLM_F_ACK, command)
+        self.assertEqual(flags['add'] & (NLM_F_CREATE | NLM_F_EXCL),
+                         NLM_F_CREATE | NLM_F_EXCL)
+        self.assertEqual(flags['replace'] & (NLM_F_CREATE | NLM_F_REPLACE),
+                         NLM_F_CREATE | NLM_F_REPLACE)
+        self.assertEqual(flags['show'] & NLM_F_DUMP, NLM_F_DUMP)
+        self.assertFalse(flags['show'] & NLM_F_ACK)
+
+
+class TestParsing(unittest.TestCase):
+    def test_handles_and_protocols(self):
+        self.assertEqual(flowernl.parse_tc_handle('ingress'), 0xFFFFFFF1)
+        self.assertEqual(flowernl.parse_tc_handle('ffff:'), 0xFFFF0000)
+        self.assertEqual(flowernl.parse_tc_handle('1:2'), 0x10002)
+        self.assertEqual(flowernl.protocol_number('802.1q'), 0x8100)
+        self.assertEqual(flowernl.protocol_number('0x88cc'), 0x88CC)
+
+    def test_names(self):
+        for key in ('eth_dst', 'key_eth_dst', 'TCA_FLOWER_KEY_ETH_DST'):
+            self.assertEqual(flowernl.attr_name(key),
+                             'TCA_FLOWER_KEY_ETH_DST')
+        self.assertEqual(flowernl.attr_number('classid'), 1)
+        self.assertEqual(flowernl.attr_number('0x8004'), 0x8004)
+        with self.assertRaises(ValueError):
+            flowernl.attr_name('dst_ip')         # tc's keyword, not an nla
+
+    def test_values(self):
+        self.assertEqual(flowernl.parse_value('TCA_FLOWER_FLAGS',
+                                              'skip_hw,skip_sw'), 3)
+        self.assertEqual(flowernl.parse_value('TCA_FLOWER_KEY_ETH_TYPE',
+                                              'ipv6'), 0x86DD)
+        self.assertEqual(flowernl.parse_hex('0a:00.0001'), b'\n\0\0\1')
+
+
+if __name__ == '__main__':
+    unittest.main()

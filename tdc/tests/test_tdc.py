@@ -1,0 +1,388 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Host-side tests of tdc.py with fake commands (true, false, echo): no
+tc, no namespaces.  What needs those runs in the guest flower suite."""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+TDC_DIR = os.path.dirname(HERE)
+sys.path.insert(0, TDC_DIR)
+
+import tdc                                      # noqa: E402
+from plugins.TdcPlugin import SkipCase, TdcPlugin   # noqa: E402
+
+PYTHON = '/usr/bin/python3'
+TDC = os.path.join(TDC_DIR, 'tdc.py')
+
+
+def case(cid, **fields):
+    base = {'id': cid, 'name': 'case ' + cid, 'category': ['t'],
+            'setup': [], 'cmdUnderTest': 'true', 'expExitCode': '0',
+            'teardown': []}
+    base.update(fields)
+    return base
+
+
+class CaseDir:
+    """A temporary <dir>/tc-tests/t.json holding the given cases."""
+
+    def __init__(self, cases):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = self.tmp.name
+        os.mkdir(os.path.join(self.root, 'tc-tests'))
+        self.path = os.path.join(self.root, 'tc-tests', 't.json')
+        with open(self.path, 'w') as f:
+            json.dump(cases, f)
+
+    def run_tdc(self, *options):
+        return subprocess.run([PYTHON, TDC, '-f', self.path] + list(options),
+                              capture_output=True, text=True, timeout=60)
+
+    def file(self, name):
+        return os.path.join(self.root, name)
+
+    def close(self):
+        self.tmp.cleanup()
+
+
+def run_in_process(cases, plugins=(), timeout=10):
+    """Run cases with tdc.Runner; returns (counts, TAP lines)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        os.mkdir(os.path.join(tmp, 'tc-tests'))
+        path = os.path.join(tmp, 'tc-tests', 't.json')
+        args = argparse.Namespace(verbose=0, timeout=timeout, tap=None)
+        runner = tdc.Runner(args)
+        for plugin in plugins:
+            runner.plugins.loaded[type(plugin).__name__] = plugin
+            plugin.runner = runner
+        lines = []
+        runner.emit = lines.append
+        entries = [(c, path, tdc.corpus.case_problems(c)) for c in cases]
+        return runner.run(entries), lines
+
+
+class TestSubstitution(unittest.TestCase):
+    def test_upstream_names(self):
+        names = tdc.case_names(case('ab12'), 60)
+        self.assertEqual(names['TESTID'], 'ab12')
+        self.assertTrue(names['BATCH_FILE'].startswith('/tmp/'))
+        self.assertTrue(names['BATCH_DIR'].startswith('/tmp/'))
+        self.assertEqual(names['DEV2'], '')
+        self.assertIn('flowernl.py', names['FLNL'])
+        self.assertTrue(names['FLNL'].startswith('/usr/bin/python3 '))
+        self.assertEqual(tdc.substitute('$TC -b $BATCH_FILE ${DEV1}x $NOPE',
+                                        names),
+                         '{} -b {} v0p1x $NOPE'.format(
+                             names['TC'], names['BATCH_FILE']))
+
+    def test_referenced_names(self):
+        self.assertEqual(tdc.referenced_names('$TC qdisc add dev ${DEV2} x'),
+                         {'TC', 'DEV2'})
+
+    def test_command_and_codes(self):
+        self.assertEqual(tdc.command_and_codes('true'), ('true', [0]))
+        self.assertEqual(tdc.command_and_codes(['x', 1, '2', 255]),
+                         ('x', [1, 2, 255]))
+
+    def test_tc_root(self):
+        self.assertEqual(tdc.tc_root('/a/b/tc-tests/filters/x.json'), '/a/b')
+
+
+class TestMatchJSON(unittest.TestCase):
+    OUT = [{'kind': 'flower', 'options': {'keys': {'dst_ip': '10.0.0.1',
+                                                   'ip_proto': 'tcp'},
+                                          'actions': [{'order': 1},
+                                                      {'order': 2}]}},
+           {'kind': 'x'}]
+
+    def match(self, expected):
+        return tdc.json_mismatch(self.OUT, expected)
+
+    def test_partial_dict_and_list_prefix_match(self):
+        self.assertIsNone(self.match([{'options': {'keys':
+                                                   {'dst_ip': '10.0.0.1'}}}]))
+        self.assertIsNone(self.match([{'kind': 'flower'}, {'kind': 'x'}]))
+        self.assertIsNone(self.match([{'options': {'actions': [{'order': 1}]
+                                                   }}]))
+
+    def test_mismatches(self):
+        self.assertIn('expected 2', self.match([{'options': {'actions': [
+            {'order': 2}]}}]))
+        self.assertIn("no key 'nope'", self.match([{'nope': 1}]))
+        self.assertIn('at least 3', self.match([{}, {}, {}]))
+        self.assertIn('expected dict', self.match([{'kind': {'a': 1}}]))
+        self.assertIn('expected dict', self.match({'kind': 'flower'}))
+        self.assertIn('expected list', self.match([{'options': {'keys': []}}]))
+
+    def test_empty_value_of_a_key_matches_only_empty(self):
+        self.assertIsNotNone(tdc.json_mismatch({'a': [1]}, {'a': []}))
+        self.assertIsNotNone(tdc.json_mismatch({'a': {'b': 1}}, {'a': {}}))
+        self.assertIsNone(tdc.json_mismatch({'a': []}, {'a': []}))
+
+    def test_empty_element_is_a_placeholder(self):
+        self.assertIsNone(self.match([{}, {'kind': 'x'}]))
+        self.assertIsNone(self.match([]))          # as upstream: vacuous
+
+    def test_list_is_positional(self):
+        # upstream compares element i with element i, not "any element"
+        self.assertIsNotNone(self.match([{'kind': 'x'}]))
+
+
+class TestVerify(unittest.TestCase):
+    def outcome(self, out, code=0, err=''):
+        return tdc.Outcome('cmd', code, out, err)
+
+    def test_match_count_defaults_to_one(self):
+        tdc.verify({'matchPattern': 'a+'}, self.outcome('xaax'))
+        with self.assertRaises(tdc.CaseFailed):
+            tdc.verify({'matchPattern': 'a'}, self.outcome('a a'))
+        tdc.verify({'matchPattern': 'a', 'matchCount': '2'},
+                   self.outcome('a a'))
+        tdc.verify({'matchPattern': 'zz', 'matchCount': 0},
+                   self.outcome(''))
+
+    def test_failing_verify_sees_stderr_like_upstream(self):
+        tdc.verify({'matchPattern': 'Error: bad'},
+                   self.outcome('', code=2, err='Error: bad'))
+
+    def test_match_json_needs_json(self):
+        with self.assertRaises(tdc.CaseFailed) as cm:
+            tdc.verify({'matchJSON': []}, self.outcome('not json'))
+        self.assertIn('not JSON', '\n'.join(cm.exception.lines))
+
+
+class Recorder(TdcPlugin):
+    """Records hook calls; optionally skips or fails in a hook."""
+
+    def __init__(self, skip_in=None, fail_in=None):
+        super().__init__(None)
+        self.calls = []
+        self.skip_in, self.fail_in = skip_in, fail_in
+
+    def _hook(self, name):
+        self.calls.append(name)
+        if name == self.skip_in:
+            raise SkipCase('skipped by ' + name)
+        if name == self.fail_in:
+            raise RuntimeError('broken ' + name)
+
+    def pre_suite(self, cases):
+        self._hook('pre_suite')
+
+    def pre_case(self, case, names):
+        names['DEV2'] = 'fakedev'
+        self._hook('pre_case')
+
+    def adjust_command(self, stage, command):
+        self.calls.append('adjust ' + stage)
+        return command.replace('@@', '')
+
+    def post_execute(self, case, names):
+        self._hook('post_execute')
+
+    def post_case(self, case, names):
+        self._hook('post_case')
+
+    def post_suite(self):
+        self._hook('post_suite')
+
+
+class TestRunnerInProcess(unittest.TestCase):
+    def test_hook_order(self):
+        plugin = Recorder()
+        counts, _ = run_in_process([case('0001', setup=['true'],
+                                         verifyCmd='echo x@@',
+                                         matchPattern='^x$',
+                                         teardown=['true'])], [plugin])
+        self.assertEqual(counts, {'pass': 1, 'fail': 0, 'skip': 0})
+        self.assertEqual(plugin.calls, [
+            'pre_suite', 'pre_case', 'adjust setup', 'adjust execute',
+            'post_execute', 'adjust verify', 'adjust teardown', 'post_case',
+            'post_suite'])
+
+    def test_plugin_provides_dev2(self):
+        counts, lines = run_in_process(
+            [case('0001', cmdUnderTest='test "$DEV2" = fakedev')], [Recorder()])
+        self.assertEqual(counts['pass'], 1, lines)
+
+    def test_skip_from_pre_case_still_cleans_up(self):
+        plugin = Recorder(skip_in='pre_case')
+        counts, lines = run_in_process([case('0001')], [plugin])
+        self.assertEqual(counts['skip'], 1)
+        self.assertIn('ok 1 - 0001 case 0001 # skip skipped by pre_case',
+                      lines)
+        self.assertIn('post_case', plugin.calls)
+
+    def test_post_execute_error_fails_and_tears_down(self):
+        plugin = Recorder(fail_in='post_execute')
+        counts, lines = run_in_process(
+            [case('0001', teardown=['true'])], [plugin])
+        self.assertEqual(counts['fail'], 1)
+        self.assertIn('# stage: post_execute', lines)
+        self.assertIn('adjust teardown', plugin.calls)
+
+    def test_post_case_error_fails_the_case(self):
+        counts, lines = run_in_process([case('0001')],
+                                       [Recorder(fail_in='post_case')])
+        self.assertEqual(counts['fail'], 1)
+        self.assertIn('# stage: post_case', lines)
+
+    def test_timeout(self):
+        counts, lines = run_in_process(
+            [case('0001', cmdUnderTest='sleep 10', timeout=0.3)])
+        self.assertEqual(counts['fail'], 1)
+        self.assertTrue(any('timed out' in line for line in lines), lines)
+
+
+class TestTdcProgram(unittest.TestCase):
+    """tdc.py as a program on temporary case files."""
+
+    def run_cases(self, cases, *options):
+        self.dir = CaseDir(cases)
+        self.addCleanup(self.dir.close)
+        return self.dir.run_tdc(*options)
+
+    def test_failing_case_exits_1_with_summary(self):
+        # the proof that a failing case fails `make test`
+        proc = self.run_cases([case('0001'),
+                               case('0002', cmdUnderTest='false')])
+        self.assertEqual(proc.returncode, 1, proc.stdout + proc.stderr)
+        lines = proc.stdout.splitlines()
+        self.assertEqual(lines[-1], '1 passed, 1 failed, 0 skipped')
+        self.assertIn('ok 1 - 0001 case 0001', lines)
+        self.assertIn('not ok 2 - 0002 case 0002', lines)
+        self.assertIn('# stage: execute', lines)
+        self.assertIn('# command: false', lines)
+        self.assertIn('# exit code 1, expected 0', lines)
+
+    def test_all_pass_exits_0(self):
+        proc = self.run_cases([case('0001'), case('0002', skip='yes')])
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        self.assertEqual(proc.stdout.splitlines()[-1],
+                         '1 passed, 0 failed, 1 skipped')
+        self.assertIn('1..2', proc.stdout.splitlines())
+
+    def test_setup_failure_runs_teardown_and_next_case(self):
+        proc = self.run_cases([
+            case('0001', setup=['echo broken >&2; exit 3'],
+                 cmdUnderTest='touch should-not-exist',
+                 teardown=['echo torn > torn-down']),
+            case('0002', setup=['test -e torn-down']),
+        ])
+        lines = proc.stdout.splitlines()
+        self.assertIn('not ok 1 - 0001 case 0001', lines)
+        self.assertIn('# stage: setup', lines)
+        self.assertIn('# exit code 3, allowed [0]', lines)
+        self.assertIn('#   broken', lines)
+        self.assertIn('ok 2 - 0002 case 0002', lines)
+        self.assertFalse(os.path.exists(self.dir.file('should-not-exist')))
+
+    def test_allowed_exit_codes(self):
+        proc = self.run_cases([
+            case('0001', setup=[['exit 2', 0, 2]], teardown=[['false', 1]]),
+            case('0002', teardown=[['exit 2', 0, 1]]),
+        ])
+        lines = proc.stdout.splitlines()
+        self.assertIn('ok 1 - 0001 case 0001', lines)
+        self.assertIn('not ok 2 - 0002 case 0002', lines)
+        self.assertIn('# stage: teardown', lines)
+
+    def test_exp_exit_code_and_pattern(self):
+        proc = self.run_cases([
+            case('0001', cmdUnderTest='exit 2', expExitCode='2',
+                 verifyCmd='echo one; echo one', matchPattern='one',
+                 matchCount='2'),
+            case('0002', verifyCmd='echo one', matchPattern='two'),
+        ])
+        lines = proc.stdout.splitlines()
+        self.assertIn('ok 1 - 0001 case 0001', lines)
+        self.assertIn('not ok 2 - 0002 case 0002', lines)
+        self.assertIn('# stage: verify', lines)
+
+    def test_match_json(self):
+        out = json.dumps([{'kind': 'flower', 'options': {'handle': 1}}])
+        proc = self.run_cases([
+            case('0001', verifyCmd="echo '{}'".format(out),
+                 matchJSON=[{'options': {'handle': 1}}]),
+            case('0002', verifyCmd="echo '{}'".format(out),
+                 matchJSON=[{'options': {'handle': 2}}]),
+        ])
+        lines = proc.stdout.splitlines()
+        self.assertIn('ok 1 - 0001 case 0001', lines)
+        self.assertIn('not ok 2 - 0002 case 0002', lines)
+
+    def test_variables_in_commands(self):
+        proc = self.run_cases([case(
+            '00a1', cmdUnderTest='test "$TESTID" = 00a1 && '
+            'test "$BATCH_FILE" = /tmp/tdc-00a1-batch.txt')])
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+
+    def test_skips_are_not_passes(self):
+        proc = self.run_cases([
+            case('0001', skip='yes'),
+            case('0002', plugins={'requires': 'noSuchPlugin'}),
+            case('0003', cmdUnderTest='$TC qdisc add dev $DEV2 ingress'),
+            case('0004', dependsOn='false'),
+        ])
+        lines = proc.stdout.splitlines()
+        self.assertEqual(lines[-1], '0 passed, 0 failed, 4 skipped')
+        self.assertEqual(proc.returncode, 0)
+        for number in range(1, 5):
+            self.assertTrue(any(line.startswith('ok {} - '.format(number))
+                                and '# skip ' in line for line in lines),
+                            lines)
+
+    def test_duplicate_id_and_bad_case_fail(self):
+        proc = self.run_cases([case('0001'), case('0001'),
+                               {'id': '0003', 'name': 'no command'}])
+        lines = proc.stdout.splitlines()
+        self.assertEqual(lines[-1], '1 passed, 2 failed, 0 skipped')
+        self.assertIn('# duplicate id (also in {})'.format(self.dir.path),
+                      lines)
+        self.assertEqual(proc.returncode, 1)
+
+    def test_selection_and_list(self):
+        proc = self.run_cases([case('0001', category=['a']),
+                               case('0002', category=['b']),
+                               case('0003', category=['c'])],
+                              '-c', 'a', '-e', '0003', '-l')
+        self.assertEqual([line.split()[0] for line in
+                          proc.stdout.splitlines()], ['0001', '0003'])
+
+    def test_tap_file(self):
+        proc = self.run_cases([case('0001')], '--tap', '/dev/null')
+        self.assertEqual(proc.returncode, 0)
+        tap = os.path.join(self.dir.root, 'out.tap')
+        self.dir.run_tdc('--tap', tap)
+        with open(tap) as f:
+            self.assertEqual(f.read().splitlines()[-1],
+                             '1 passed, 0 failed, 0 skipped')
+
+    def test_no_cases_is_not_success(self):
+        proc = self.run_cases([case('0001')], '-e', 'ffff')
+        self.assertEqual(proc.returncode, 4)
+        self.assertEqual(proc.stdout.splitlines()[-1],
+                         '0 passed, 0 failed, 0 skipped')
+
+    def test_scapy_case_without_scapy_skips(self):
+        # python -S: no site-packages, so scapy cannot be imported
+        self.dir = CaseDir([case('0001', scapy={'iface': 'lo', 'count': 1,
+                                                'packet': 'Ether()'})])
+        self.addCleanup(self.dir.close)
+        proc = subprocess.run([PYTHON, '-S', TDC, '-f', self.dir.path],
+                              capture_output=True, text=True, timeout=60)
+        lines = proc.stdout.splitlines()
+        self.assertEqual(lines[-1], '0 passed, 0 failed, 1 skipped',
+                         proc.stdout + proc.stderr)
+        self.assertTrue(lines[-2].startswith('ok 1 - 0001 case 0001 # skip '
+                                             'scapy unavailable'), lines)
+
+
+if __name__ == '__main__':
+    unittest.main()
