@@ -327,7 +327,9 @@ static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 
 	fl_clear_masked_range(&skb_key, mask);
 	skb_key.indev_ifindex = skb->skb_iif;
-	skb_flow_dissect(skb, &mask->dissector, &skb_key, 0);
+	/* Keys are the outer headers': do not descend into a tunnel */
+	skb_flow_dissect(skb, &mask->dissector, &skb_key,
+			 FLOW_DISSECTOR_F_STOP_BEFORE_ENCAP);
 	fl_set_masked_key(&skb_mkey, &skb_key, mask);
 
 	f = rhashtable_lookup_fast(&head->ht, fl_key_start(&skb_mkey, mask),
