@@ -60,7 +60,7 @@ SC_OBJ         := $(BUILD)/obj/series-check
 
 KERNEL_LOCK    := $(BUILD)/.kernel.lock
 
-.PHONY: deps kernel kernel-locked initramfs guest run test series \
+.PHONY: deps kernel kernel-locked initramfs guest run test upstream series \
         series-locked series-check clean distclean trees tree-pristine tree-ours
 
 # ---------------------------------------------------------------------------
@@ -125,11 +125,18 @@ run:
 test:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory guest
-	@if [ -f $(REPO)/tdc/gate.py ]; then \
-		cd $(REPO) && $(PYTHON) tdc/gate.py; \
-	else \
-		echo "test: tdc/gate.py does not exist yet: nothing to run"; \
-	fi
+	cd $(REPO) && $(PYTHON) tdc/gate.py
+
+# The 6.1 tree's own flower cases, by path (never copied into the repo);
+# results in build/guest-out/upstream-<variant>.tap.
+UPSTREAM_CASES := $(PRISTINE)/tools/testing/selftests/tc-testing/tc-tests/filters
+upstream:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory guest
+	$(REPO)/guest/run --variant $(VARIANT) --timeout 7200 --mem 6G -- \
+		$(PYTHON) tdc/tdc.py -p nsPlugin --timeout 1800 \
+		--tap build/guest-out/upstream-$(VARIANT).tap \
+		-f $(UPSTREAM_CASES)/tests.json -f $(UPSTREAM_CASES)/concurrency.json
 
 # ---------------------------------------------------------------------------
 series:
@@ -149,3 +156,7 @@ clean:
 
 distclean:
 	rm -rf $(BUILD)
+
+# Benchmark and reliability runs live beside their code.
+include $(REPO)/bench/bench.mk
+include $(REPO)/stress/stress.mk

@@ -1,0 +1,68 @@
+# Classifier benchmark (bench/README.md); included from the top Makefile,
+# which defines REPO, BUILD, PYTHON, VARIANT.
+#
+#   make bench                 full run in one guest (~15 min under TCG),
+#                              then bench/report.py: table.md + plot.png
+#   make bench VARIANT=stock   the same on the tree's own cls_flower
+#                              (results in build/guest-out/bench-stock;
+#                              the report then compares both)
+#   make bench-smoke           same code path, tiny counts (~1 min), checks
+#   make bench-report          redo table.md + plot.png from the results
+#   make bench-docs            copy the last real run into docs/bench/
+
+DEB_PACKAGES   += python3-matplotlib
+
+BENCH_OUT      := $(BUILD)/guest-out/bench
+BENCH_STOCK    := $(BUILD)/guest-out/bench-stock
+BENCH_SMOKE    := $(BUILD)/guest-out/bench-smoke
+BENCH_DIR      := $(if $(filter stock,$(VARIANT)),$(BENCH_STOCK),$(BENCH_OUT))
+BENCH_ARGS     ?=
+BENCH_TIMEOUT  ?= 5400
+BENCH_DOCS     := $(REPO)/docs/bench
+# Without ACPI/HPET the guest cannot calibrate its TSC and falls back to
+# jiffies, which lose ticks when the host is busy (a third of the time,
+# measured). Under TCG the guest TSC is the host's: tell the guest its rate.
+BENCH_TSC_KHZ  := $(shell awk '/^cpu MHz/ { printf "%d", $$4 * 1000; exit }' /proc/cpuinfo)
+BENCH_RUN      := $(REPO)/guest/run --variant $(VARIANT) \
+                  $(if $(BENCH_TSC_KHZ),--append "tsc_early_khz=$(BENCH_TSC_KHZ) tsc=reliable clocksource=tsc")
+
+.PHONY: bench bench-smoke bench-report bench-docs
+
+bench:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory guest
+	@rm -rf $(BENCH_DIR)
+	@start=$$(date +%s); \
+	$(BENCH_RUN) --timeout $(BENCH_TIMEOUT) \
+		--console-log $(BUILD)/logs/console-bench-$(VARIANT).log -- \
+		$(PYTHON) bench/classify.py --out $(BENCH_DIR) $(BENCH_ARGS); \
+	echo "bench: guest run took $$(( $$(date +%s) - start )) s"
+	@$(MAKE) --no-print-directory bench-report
+
+bench-report:
+	@if [ -f $(BENCH_OUT)/results.json ]; then \
+		$(PYTHON) $(REPO)/bench/report.py $(BENCH_OUT) \
+		  $(if $(wildcard $(BENCH_STOCK)/results.json),--stock $(BENCH_STOCK)); \
+	else \
+		$(PYTHON) $(REPO)/bench/report.py $(BENCH_DIR); \
+	fi
+
+# Ends with `N passed, N failed` (guest checks + the host-side report).
+bench-smoke:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory guest
+	@rm -rf $(BENCH_SMOKE)
+	@rc=0; \
+	$(BENCH_RUN) --timeout 600 \
+		--console-log $(BUILD)/logs/console-bench-smoke-$(VARIANT).log -- \
+		$(PYTHON) bench/classify.py --smoke --out $(BENCH_SMOKE) || rc=$$?; \
+	$(PYTHON) $(REPO)/bench/report.py --summary --guest-rc $$rc $(BENCH_SMOKE)
+
+bench-docs:
+	@test -f $(BENCH_OUT)/table.md || { echo "bench-docs: run make bench first"; exit 1; }
+	@mkdir -p $(BENCH_DOCS)
+	cp $(addprefix $(BENCH_OUT)/,results.json results.csv control.csv table.md plot.png) $(BENCH_DOCS)/
+	@if [ -f $(BENCH_STOCK)/results.json ]; then \
+		mkdir -p $(BENCH_DOCS)/stock; \
+		cp $(addprefix $(BENCH_STOCK)/,results.json results.csv control.csv) $(BENCH_DOCS)/stock/; \
+	fi

@@ -1,0 +1,432 @@
+#!/usr/bin/python3
+"""Classifier benchmark; runs INSIDE the test guest (see bench/README.md).
+
+  guest/run -- /usr/bin/python3 bench/classify.py --out DIR [--smoke]
+
+Part 1, classify cost: pktgen (xmit_mode netif_receive) feeds a dummy
+device whose clsact ingress holds N rules of one classifier; the packet
+matches the last (worst case) or the first (best case) rule, whose action
+is drop. Each measurement is paired with one on a second dummy device that
+holds a single matchall drop (the baseline), run right after it, so every
+point carries its own baseline ratio.
+
+Part 2, control plane: insert C filters with `tc -b`, dump them, delete
+them (`tc filter del ... prio 1`); memory from /proc/meminfo before/after.
+
+Writes DIR/results.json, DIR/results.csv (classify points) and
+DIR/control.csv; prints one line per check and `N passed, N failed`.
+"""
+import argparse
+import csv
+import ipaddress
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+PG = "/proc/net/pktgen"
+DEV, BASE_DEV, CTL_DEV = "bench0", "benchb", "benchc"
+U32_TABLE = 2000          # rules per u32 hash table (auto handles: <= 2048)
+FIRST_IP = int(ipaddress.IPv4Address("10.0.0.1"))
+CHECKS = []
+
+
+def ip(i):
+    return str(ipaddress.IPv4Address(FIRST_IP + i))
+
+
+def sh(*cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, **kw)
+
+
+def tc_batch(lines):
+    path = "/tmp/bench.batch"
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    t0 = time.monotonic()
+    sh("tc", "-b", path)
+    return time.monotonic() - t0
+
+
+def check(name, ok, detail=""):
+    CHECKS.append((name, bool(ok)))
+    print("%s  %s%s" % ("ok  " if ok else "FAIL", name,
+                        (": " + detail) if detail else ""), flush=True)
+
+
+def fresh_dev(dev):
+    subprocess.run(["ip", "link", "del", dev], stderr=subprocess.DEVNULL)
+    sh("ip", "link", "add", dev, "type", "dummy")
+    sh("ip", "link", "set", dev, "up")
+    sh("tc", "qdisc", "add", "dev", dev, "clsact")
+
+
+# --------------------------------------------------------------------------
+# Rules. All rules drop; rule i matches destination ip(i).
+
+def rules(kind, n, dev):
+    pre = "filter add dev %s ingress protocol ip" % dev
+    if kind == "matchall":
+        return ["filter add dev %s ingress prio 1 matchall action drop" % dev]
+    if kind == "flower":        # one instance, one mask: a hash lookup
+        return ["%s prio 1 handle %d flower dst_ip %s action drop"
+                % (pre, i + 1, ip(i)) for i in range(n)]
+    if kind == "flower-prios":  # one instance per rule: a walk over prios
+        return ["%s prio %d handle 1 flower dst_ip %s action drop"
+                % (pre, i + 1, ip(i)) for i in range(n)]
+    if kind == "u32":
+        # A u32 hash table holds at most 4095 nodes, so rules go into
+        # tables of U32_TABLE, linked in order from table 800: by
+        # match-all keys: one linear walk over all n rules.
+        out = []
+        for t in range((n + U32_TABLE - 1) // U32_TABLE):
+            ht = "%x:" % (t + 1)
+            out.append("%s prio 1 handle %s u32 divisor 1" % (pre, ht))
+            out += ["%s prio 1 u32 ht %s match ip dst %s/32 action drop"
+                    % (pre, ht, ip(i))
+                    for i in range(t * U32_TABLE, min(n, (t + 1) * U32_TABLE))]
+            out.append("%s prio 1 u32 ht 800: match u32 0 0 at 0 link %s"
+                       % (pre, ht))
+        return out
+    raise ValueError(kind)
+
+
+def rule_hits(dev):
+    """{dst ip: packets} of every rule's drop action on dev (a full dump)."""
+    out = sh("tc", "-s", "-j", "filter", "show", "dev", dev, "ingress",
+             stdout=subprocess.PIPE).stdout
+    hits = {}
+    for f in json.loads(out or "[]"):
+        o = f.get("options", {})
+        if "actions" not in o:
+            continue
+        if f["kind"] == "flower":
+            key = o["keys"]["dst_ip"]
+        elif f["kind"] == "u32":
+            key = str(ipaddress.IPv4Address(int(o["match"]["value"], 16)))
+        else:
+            key = "any"
+        hits[key] = hits.get(key, 0) + o["actions"][0]["stats"]["packets"]
+    return hits
+
+
+def qdisc_drops(dev):
+    out = sh("tc", "-s", "-j", "qdisc", "show", "dev", dev,
+             stdout=subprocess.PIPE).stdout
+    return sum(q["drops"] for q in json.loads(out) if q["kind"] == "clsact")
+
+
+# --------------------------------------------------------------------------
+# pktgen
+
+def pg(path, cmd):
+    with open(os.path.join(PG, path), "w") as f:
+        f.write(cmd + "\n")
+
+
+THREAD = sorted(x for x in os.listdir(PG) if x.startswith("kpktgend_"))[-1] \
+    if os.path.isdir(PG) else None
+
+
+def pktgen(dev, dst, seconds):
+    """Send to dev for `seconds`; return (packets, pps)."""
+    pg(THREAD, "rem_device_all")
+    pg(THREAD, "add_device " + dev)
+    mac = open("/sys/class/net/%s/address" % dev).read().strip()
+    for c in ("clone_skb 0", "count 0", "pkt_size 60", "delay 0",
+              "dst " + dst, "dst_mac " + mac, "xmit_mode netif_receive"):
+        pg(dev, c)
+    t = threading.Thread(target=pg, args=("pgctrl", "start"))
+    t.start()
+    time.sleep(seconds)
+    pg("pgctrl", "stop")
+    t.join()
+    # "start" returns once the device stops running; the pktgen thread
+    # (on another CPU) writes the result just after that.
+    for _ in range(100):
+        res = open(os.path.join(PG, dev)).read()
+        m = re.search(r"Result: OK: (\d+)\(.*?\) usec, (\d+) \(", res)
+        if m:
+            break
+        time.sleep(0.05)
+    else:
+        raise RuntimeError("pktgen: no result in:\n" + res)
+    usec, pkts = int(m.group(1)), int(m.group(2))
+    return pkts, pkts * 1e6 / max(usec, 1)
+
+
+def measure(kind, n, case, a):
+    """One classify point: a.runs pairs of (test, baseline) runs."""
+    i = n - 1 if case == "last" else 0
+    dst = ip(i) if kind != "nofilter" else ip(0)
+    verify = kind != "nofilter" and n <= a.verify_max
+    pps, base, pkts_total, bad = [], [], 0, []
+    for _ in range(a.runs):
+        h0 = rule_hits(DEV) if verify else None
+        d0 = qdisc_drops(DEV)
+        pkts, rate = pktgen(DEV, dst, a.seconds)
+        dropped = qdisc_drops(DEV) - d0
+        want = 0 if kind == "nofilter" else pkts
+        if dropped != want:
+            bad.append("qdisc dropped %d of %d" % (dropped, pkts))
+        if verify:
+            h1 = rule_hits(DEV)
+            key = "any" if kind == "matchall" else dst
+            delta = {k: h1[k] - h0.get(k, 0) for k in h1 if h1[k] != h0.get(k)}
+            if delta != {key: pkts}:
+                bad.append("want %d hits on %s, got %s" % (pkts, key, delta))
+        pps.append(rate)
+        pkts_total += pkts
+        base.append(pktgen(BASE_DEV, ip(0), a.seconds)[1])
+    p, b = statistics.median(pps), statistics.median(base)
+    row = dict(classifier=kind, case=case, rules=n, pps=round(p, 1),
+               pps_runs=[round(x, 1) for x in pps], base_pps=round(b, 1),
+               base_pps_runs=[round(x, 1) for x in base],
+               cost_ns=round(1e9 / p, 1) if p else None,
+               ratio=round(b / p, 3) if p else None, packets=pkts_total,
+               verified="rule+qdisc" if verify else "qdisc")
+    label = "%s %s n=%d" % (kind, case, n)
+    check(label + ": %d packets, rate > 0" % pkts_total,
+          pkts_total > 0 and p > 0 and b > 0,
+          "%.0f pps, matchall %.0f pps, cost ratio %s"
+          % (p, b, row["ratio"]))
+    check(label + ": drops counted where expected (%s)" % row["verified"],
+          not bad, "; ".join(bad[:2]))
+    return row
+
+
+def classify_part(a):
+    fresh_dev(BASE_DEV)
+    tc_batch(rules("matchall", 1, BASE_DEV))
+    points = []
+    plan = [("nofilter", [0]), ("matchall", [1])] + \
+        [(k, a.counts) for k in ("flower", "flower-prios", "u32")]
+    for kind, counts in plan:
+        if a.only and kind not in a.only:
+            continue
+        for n in counts:
+            fresh_dev(DEV)
+            t = tc_batch(rules(kind, n, DEV)) if n else 0
+            time.sleep(a.settle)    # deferred work (rhashtable resize, RCU)
+            print("# %s n=%d: rules installed in %.1f s" % (kind, n, t),
+                  flush=True)
+            cases = ("last", "first") if n > 1 else ("last",)
+            for case in cases * a.repeat:
+                points.append(measure(kind, n, case, a))
+                r = points[-1]
+                print("# %-12s %-5s n=%-6d %10.0f pps  %8.0f ns  x%.2f"
+                      % (kind, case, n, r["pps"], r["cost_ns"], r["ratio"]),
+                      flush=True)
+    subprocess.run(["ip", "link", "del", DEV])
+    return points
+
+
+# --------------------------------------------------------------------------
+# Control plane
+
+def meminfo():
+    m = {}
+    for line in open("/proc/meminfo"):
+        k, v = line.split(":")
+        m[k] = int(v.split()[0]) * 1024
+    return m
+
+
+def slabinfo():
+    s = {}
+    try:
+        for line in open("/proc/slabinfo").readlines()[2:]:
+            f = line.split()
+            s[f[0]] = int(f[2]) * int(f[3])     # num_objs * objsize
+    except OSError:
+        pass
+    return s
+
+
+SETTLE = [1.5]
+
+
+def settle():
+    time.sleep(SETTLE[0])   # let call_rcu / rcu_work frees run
+    return meminfo(), slabinfo()
+
+
+def count_filters(kind, text):
+    if kind == "flower":
+        return sum(1 for ln in text.splitlines()
+                   if ln.startswith("filter ") and " handle " in ln)
+    return sum(1 for ln in text.splitlines()
+               if " key ht " in ln and " link " not in ln)
+
+
+def control_part(a):
+    rows = []
+    for kind in ("flower", "u32"):
+        for c in a.insert_counts:
+            fresh_dev(CTL_DEV)
+            lines = rules(kind, c, CTL_DEV)
+            m0, s0 = settle()
+            t_ins = tc_batch(lines)
+            m1, s1 = settle()
+            t0 = time.monotonic()
+            out = sh("tc", "filter", "show", "dev", CTL_DEV, "ingress",
+                     stdout=subprocess.PIPE).stdout
+            t_dump = time.monotonic() - t0
+            dumped = count_filters(kind, out)
+            del out
+            t0 = time.monotonic()
+            sh("tc", "filter", "del", "dev", CTL_DEV, "ingress",
+               "protocol", "ip", "prio", "1")
+            t_del = time.monotonic() - t0
+            left = count_filters(kind, sh(
+                "tc", "filter", "show", "dev", CTL_DEV, "ingress",
+                stdout=subprocess.PIPE).stdout)
+            m2, _ = settle()
+            d = lambda k, x=m1: (x[k] - m0[k]) / c          # noqa: E731
+            grown = sorted(((s1.get(k, 0) - s0.get(k, 0), k) for k in s1),
+                           reverse=True)[:4]
+            r = dict(classifier=kind, filters=c,
+                     insert_s=round(t_ins, 3),
+                     insert_per_s=round(c / t_ins, 1),
+                     dump_s=round(t_dump, 3), delete_s=round(t_del, 3),
+                     dumped=dumped,
+                     slab_B_per_filter=round(d("Slab"), 1),
+                     percpu_B_per_filter=round(d("Percpu"), 1)
+                     if "Percpu" in m0 else None,
+                     vmalloc_B_per_filter=round(d("VmallocUsed"), 1),
+                     memfree_B_per_filter=round(-d("MemFree"), 1),
+                     slab_B_left_after_delete=round(d("Slab", m2) * c),
+                     slab_caches_grown={k: v for v, k in grown if v > 0})
+            rows.append(r)
+            print("# control %-6s %6d filters: insert %.1f s (%.0f/s), "
+                  "dump %.1f s, delete %.2f s, slab %.0f B/filter, "
+                  "MemFree %.0f B/filter" % (
+                      kind, c, t_ins, r["insert_per_s"], t_dump, t_del,
+                      r["slab_B_per_filter"], r["memfree_B_per_filter"]),
+                  flush=True)
+            check("control %s %d: dump shows all filters" % (kind, c),
+                  dumped == c, "%d dumped" % dumped)
+            check("control %s %d: none left after delete" % (kind, c),
+                  left == 0, "%d left" % left)
+            check("control %s %d: insert rate > 0" % (kind, c),
+                  r["insert_per_s"] > 0)
+    subprocess.run(["ip", "link", "del", CTL_DEV])
+    return rows
+
+
+# --------------------------------------------------------------------------
+
+def criteria(points):
+    """Issue acceptance: flower (one instance) flat, u32 linear."""
+    cost = {(p["classifier"], p["case"], p["rules"]): p["ratio"]
+            for p in points}
+    lo, hi = min(p["rules"] for p in points if p["rules"]), \
+        max(p["rules"] for p in points)
+    out = {"from_rules": lo, "to_rules": hi}
+    f0, f1 = cost.get(("flower", "last", lo)), cost.get(("flower", "last", hi))
+    if f0 and f1 and hi > lo:
+        out["flower_growth"] = round(f1 / f0, 3)
+        out["flower_flat"] = f1 / f0 <= 1.5
+    # u32: cost above the 1-rule point, per rule, at the two largest counts;
+    # linear growth means about the same per-rule cost at both.
+    ns = sorted({p["rules"] for p in points if p["classifier"] == "u32"})
+    if len(ns) >= 3:
+        a, b = ns[-2], ns[-1]
+        u0 = cost[("u32", "last", ns[0])]
+        sa = (cost[("u32", "last", a)] - u0) / (a - ns[0])
+        sb = (cost[("u32", "last", b)] - u0) / (b - ns[0])
+        out["u32_growth"] = round(cost[("u32", "last", b)] / u0, 2)
+        out["u32_per_rule_at"] = {str(a): round(sa, 5), str(b): round(sb, 5)}
+        out["u32_linear"] = sa > 0 and 0.5 <= sb / sa <= 2.0
+    return out
+
+
+def meta(a):
+    dmesg = subprocess.run(["dmesg"], capture_output=True, text=True).stdout
+    m = re.search(r"Hypervisor detected: (\w+)", dmesg)
+    cs = open("/sys/devices/system/clocksource/clocksource0/"
+              "current_clocksource").read().strip()
+    if "jiffies" in cs:
+        print("# WARNING: clocksource %s loses time when the host is busy; "
+              "boot with tsc_early_khz=... tsc=reliable (bench/bench.mk "
+              "does)" % cs, flush=True)
+    return dict(variant=os.environ.get("TDC_VARIANT", "?"),
+                kernel=os.uname().release,
+                accel=("kvm" if m and m.group(1) == "KVM" else "tcg"),
+                cpus=os.cpu_count(), clocksource=cs, smoke=a.smoke,
+                date=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+                runs=a.runs, seconds=a.seconds, counts=a.counts,
+                insert_counts=a.insert_counts, u32_table=U32_TABLE,
+                pktgen="xmit_mode netif_receive, 60-byte UDP/IPv4, "
+                       "count 0, delay 0, stopped after each run")
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (json.dumps(v) if isinstance(v, (list, dict))
+                            else v) for k, v in r.items()})
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--smoke", action="store_true",
+                   help="tiny counts, short runs (make bench-smoke)")
+    p.add_argument("--counts", default="1,10,100,1000,10000")
+    p.add_argument("--insert-counts", default="10000,100000")
+    p.add_argument("--runs", type=int, default=5,
+                   help="(test, baseline) pairs per point; medians")
+    p.add_argument("--seconds", type=float, default=1.0,
+                   help="pktgen run time of each run")
+    p.add_argument("--verify-max", type=int, default=100,
+                   help="check per-rule action counters up to this many "
+                        "rules (beyond: the qdisc drop counter only)")
+    p.add_argument("--settle", type=float, default=2.0,
+                   help="pause after installing rules (seconds)")
+    p.add_argument("--only", type=lambda s: s.split(","), default=None,
+                   help="classifiers to measure (debugging), e.g. flower,u32")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="measure the cases of each point this many times "
+                        "(debugging)")
+    p.add_argument("--skip-control", action="store_true")
+    a = p.parse_args()
+    if a.smoke:
+        a.counts, a.insert_counts, a.runs, a.seconds = "1,10", "100", 1, 0.3
+        a.settle = SETTLE[0] = 0.3
+    a.counts = [int(x) for x in a.counts.split(",")]
+    a.insert_counts = [int(x) for x in a.insert_counts.split(",")]
+    if not THREAD:
+        sys.exit("classify.py: no %s (CONFIG_NET_PKTGEN); run it in the "
+                 "guest: guest/run -- %s %s" % (PG, sys.executable,
+                                                " ".join(sys.argv)))
+    os.makedirs(a.out, exist_ok=True)
+    t0 = time.monotonic()
+    res = dict(meta=meta(a))
+    print("# %s" % json.dumps(res["meta"]), flush=True)
+    res["points"] = classify_part(a)
+    res["criteria"] = criteria(res["points"])
+    res["control"] = [] if a.skip_control else control_part(a)
+    res["meta"]["elapsed_s"] = round(time.monotonic() - t0, 1)
+    failed = sum(1 for _, ok in CHECKS if not ok)
+    res["checks"] = dict(passed=len(CHECKS) - failed, failed=failed,
+                         failures=[n for n, ok in CHECKS if not ok])
+    with open(os.path.join(a.out, "results.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    write_csv(os.path.join(a.out, "results.csv"), res["points"])
+    if res["control"]:
+        write_csv(os.path.join(a.out, "control.csv"), res["control"])
+    print("# criteria: %s" % json.dumps(res["criteria"]))
+    print("# elapsed %.0f s, results in %s" % (res["meta"]["elapsed_s"], a.out))
+    print("%d passed, %d failed" % (len(CHECKS) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1527 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""stress/fuzz.py - seeded netlink fuzzer for the single-mask flower.
+
+Runs in the test guest (guest/run ... -- /usr/bin/python3 stress/fuzz.py).
+Sends raw RTM_NEWTFILTER / RTM_DELTFILTER / RTM_GETTFILTER requests to an
+ingress qdisc on a dummy device: valid adds, replaces, changes, deletes
+and gets mixed with broken ones (wrong attribute lengths, masks without
+their keys, unknown and unsupported attribute types, nested garbage in
+TCA_FLOWER_ACT, malformed attribute streams, huge and zero handles,
+conflicting protocols, random and automatic prios, bad flags, bad
+devices, wrong parents, chains, kinds...).
+
+A model of the tc core (tc_new_tfilter & co. in net/sched/cls_api.c) and
+of this classifier (one mask per prio, masked key unique, handle IDR)
+predicts the answer to every request: the errno (0 = accepted) and, for
+the classifier's own refusals, the extack message.  Every request must be
+answered within --reply-timeout; a different answer is a failure.  Every
+--check-every requests and at the end the dumped filter set (chains,
+prios, protocols, handles, byte-exact keys and masks, flags, classid,
+actions) is compared with the model.
+
+Reproducible: the same --seed and --count give the same messages (the
+kernel's answers to them are deterministic too).  --time-limit stops
+early (the run is then a prefix of the full one).
+
+Output: counts (messages, accepted, refused by errno, lost/timeouts) and
+a last line "N passed, N failed" (one check per message, one per dump
+comparison).  Exit status 0 when nothing failed.
+"""
+
+import argparse
+import collections
+import errno
+import json
+import os
+import random
+import struct
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+from nlsock import (NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL,  # noqa: E402
+                    NLM_F_REPLACE, NLM_F_REQUEST, RTM_DELTFILTER,
+                    RTM_GETTFILTER, RTM_NEWTFILTER, TC_H_INGRESS, NLSock,
+                    Timeout, decode_filter, encode, flowernl)
+
+# --- the classifier's attribute table (mirrors cls_flower.c) ---------------
+A = {name[len('TCA_FLOWER_'):]: num
+     for name, (num, _t) in flowernl.ATTR_BY_NAME.items()}
+FLOWER_MAX = max(A.values())                      # 105 on 6.1
+TYPE_MASK = 0x3FFF                                # ~(NESTED|NET_BYTEORDER)
+VAR = -1
+
+MEMBERS = collections.OrderedDict([
+    ('indev', 4), ('n_proto', 2), ('ip_proto', 1), ('eth.dst', 6),
+    ('eth.src', 6), ('vlan_id', 2), ('vlan_prio', 1), ('vlan_tpid', 2),
+    ('l3', 32),                     # union { ipv4_addrs; ipv6_addrs; }
+    ('ip.tos', 1), ('ip.ttl', 1), ('tp.src', 2), ('tp.dst', 2),
+    ('tcp.flags', 2), ('icmp.type', 1), ('icmp.code', 1), ('arp.op', 1),
+    ('arp.sip', 4), ('arp.tip', 4), ('arp.sha', 6), ('arp.tha', 6)])
+
+# fl_keys[] in its order: (value attr, mask attr or None, member, offset
+# in member, length, need)
+KEYS = [
+    ('IP_PROTO', None, 'ip_proto', 0, 1, 'IP'),
+    ('ETH_DST', 'ETH_DST_MASK', 'eth.dst', 0, 6, 'NONE'),
+    ('ETH_SRC', 'ETH_SRC_MASK', 'eth.src', 0, 6, 'NONE'),
+    ('IPV4_SRC', 'IPV4_SRC_MASK', 'l3', 0, 4, 'IPV4'),
+    ('IPV4_DST', 'IPV4_DST_MASK', 'l3', 4, 4, 'IPV4'),
+    ('IPV6_SRC', 'IPV6_SRC_MASK', 'l3', 0, 16, 'IPV6'),
+    ('IPV6_DST', 'IPV6_DST_MASK', 'l3', 16, 16, 'IPV6'),
+    ('IP_TOS', 'IP_TOS_MASK', 'ip.tos', 0, 1, 'IP'),
+    ('IP_TTL', 'IP_TTL_MASK', 'ip.ttl', 0, 1, 'IP'),
+    ('TCP_SRC', 'TCP_SRC_MASK', 'tp.src', 0, 2, 'TCP'),
+    ('TCP_DST', 'TCP_DST_MASK', 'tp.dst', 0, 2, 'TCP'),
+    ('UDP_SRC', 'UDP_SRC_MASK', 'tp.src', 0, 2, 'UDP'),
+    ('UDP_DST', 'UDP_DST_MASK', 'tp.dst', 0, 2, 'UDP'),
+    ('SCTP_SRC', 'SCTP_SRC_MASK', 'tp.src', 0, 2, 'SCTP'),
+    ('SCTP_DST', 'SCTP_DST_MASK', 'tp.dst', 0, 2, 'SCTP'),
+    ('TCP_FLAGS', 'TCP_FLAGS_MASK', 'tcp.flags', 0, 2, 'TCP'),
+    ('ICMPV4_TYPE', 'ICMPV4_TYPE_MASK', 'icmp.type', 0, 1, 'ICMPV4'),
+    ('ICMPV4_CODE', 'ICMPV4_CODE_MASK', 'icmp.code', 0, 1, 'ICMPV4'),
+    ('ICMPV6_TYPE', 'ICMPV6_TYPE_MASK', 'icmp.type', 0, 1, 'ICMPV6'),
+    ('ICMPV6_CODE', 'ICMPV6_CODE_MASK', 'icmp.code', 0, 1, 'ICMPV6'),
+    ('ARP_OP', 'ARP_OP_MASK', 'arp.op', 0, 1, 'ARP'),
+    ('ARP_SIP', 'ARP_SIP_MASK', 'arp.sip', 0, 4, 'ARP'),
+    ('ARP_TIP', 'ARP_TIP_MASK', 'arp.tip', 0, 4, 'ARP'),
+    ('ARP_SHA', 'ARP_SHA_MASK', 'arp.sha', 0, 6, 'ARP'),
+    ('ARP_THA', 'ARP_THA_MASK', 'arp.tha', 0, 6, 'ARP'),
+]
+KEY_BY_VAL = {k[0]: k for k in KEYS}
+OTHER_LEN = {'CLASSID': 4, 'INDEV': VAR, 'ACT': VAR, 'FLAGS': 4,
+             'ETH_TYPE': 2, 'VLAN_ID': 2, 'VLAN_PRIO': 1,
+             'VLAN_ETH_TYPE': 2}
+ATTR_LEN = {}
+for _v, _m, _mem, _off, _ln, _need in KEYS:
+    ATTR_LEN[A['KEY_' + _v]] = _ln
+    if _m:
+        ATTR_LEN[A['KEY_' + _m]] = _ln
+for _n, _ln in OTHER_LEN.items():
+    ATTR_LEN[A[_n] if _n in A else A['KEY_' + _n]] = _ln
+UNSUPPORTED = [n for n in range(1, FLOWER_MAX + 1) if n not in ATTR_LEN]
+
+T_CLASSID, T_INDEV, T_ACT, T_FLAGS = (A['CLASSID'], A['INDEV'], A['ACT'],
+                                      A['FLAGS'])
+T_ETH_TYPE, T_VLAN_ID = A['KEY_ETH_TYPE'], A['KEY_VLAN_ID']
+T_VLAN_PRIO, T_VLAN_ETH_TYPE = A['KEY_VLAN_PRIO'], A['KEY_VLAN_ETH_TYPE']
+
+NEED_MSG = {
+    'IP': 'Key requires protocol ip or ipv6',
+    'IPV4': 'Key requires protocol ip',
+    'IPV6': 'Key requires protocol ipv6',
+    'TCP': 'Key requires ip_proto tcp',
+    'UDP': 'Key requires ip_proto udp',
+    'SCTP': 'Key requires ip_proto sctp',
+    'ICMPV4': 'Key requires protocol ip and ip_proto icmp',
+    'ICMPV6': 'Key requires protocol ipv6 and ip_proto icmpv6',
+    'ARP': 'Key requires protocol arp or rarp',
+    'VLAN': 'Key requires protocol 802.1q or 802.1ad',
+}
+
+ETH_P = {'ip': 0x0800, 'ipv6': 0x86DD, 'arp': 0x0806, 'rarp': 0x8035,
+         '8021q': 0x8100, '8021ad': 0x88A8, 'all': 0x0003,
+         'lldp': 0x88CC, 'mpls': 0x8847}
+VLAN_TPIDS = (0x8100, 0x88A8)
+INT_MAX = 0x7FFFFFFF
+TC_ACT_EXT_VAL_MASK = 0x0FFFFFFF
+NOT_IN_HW = 8
+SHARED_ACT = {0x7FFFFF01: 2, 0x7FFFFF02: 0, 0x7FFFFF03: 2, 0x7FFFFF04: 8}
+VALID_VERDICTS = (0, 1, 2, 3, 4, 5, 6, 7, 8, -1)
+
+# Errors an answer may carry that are not the model's business: the request
+# could not be processed for lack of memory (never expected here: no fault
+# injection in this program).
+
+
+class Err(Exception):
+    """A predicted refusal: errno (or a set of them) and extack text."""
+
+    def __init__(self, code, msg=None):
+        super().__init__(code, msg)
+        self.codes = set(code) if isinstance(code, (set, tuple, list)) \
+            else {code}
+        self.msg = msg
+
+
+def u16le(b):
+    return struct.unpack('<H', b)[0]
+
+
+def u32le(b):
+    return struct.unpack('<I', b)[0]
+
+
+def be16(b):
+    return struct.unpack('>H', b)[0]
+
+
+# --- model filters --------------------------------------------------------
+def new_key():
+    return {m: bytearray(n) for m, n in MEMBERS.items()}
+
+
+def canon(d):
+    """A key/mask dict without all-zero members, as a hashable tuple."""
+    return tuple((m, bytes(v)) for m, v in d.items() if any(v))
+
+
+def masked(key, mask):
+    return tuple((m, bytes(a & b for a, b in zip(key[m], v)))
+                 for m, v in mask.items() if any(v))
+
+
+def proto_is(key, mask, p):
+    return bytes(mask['n_proto']) == b'\xff\xff' and \
+        be16(bytes(key['n_proto'])) == p
+
+
+def ip_proto_is(key, mask, p):
+    return mask['ip_proto'][0] == 0xFF and key['ip_proto'][0] == p
+
+
+def need_met(key, mask, need):
+    if need == 'NONE':
+        return True
+    if need == 'IP':
+        return proto_is(key, mask, 0x0800) or proto_is(key, mask, 0x86DD)
+    if need == 'IPV4':
+        return proto_is(key, mask, 0x0800)
+    if need == 'IPV6':
+        return proto_is(key, mask, 0x86DD)
+    if need == 'TCP':
+        return ip_proto_is(key, mask, 6)
+    if need == 'UDP':
+        return ip_proto_is(key, mask, 17)
+    if need == 'SCTP':
+        return ip_proto_is(key, mask, 132)
+    if need == 'ICMPV4':
+        return proto_is(key, mask, 0x0800) and ip_proto_is(key, mask, 1)
+    if need == 'ICMPV6':
+        return proto_is(key, mask, 0x86DD) and ip_proto_is(key, mask, 58)
+    if need == 'ARP':
+        return proto_is(key, mask, 0x0806) or proto_is(key, mask, 0x8035)
+    if need == 'VLAN':
+        return any(mask['vlan_tpid'])
+    raise ValueError(need)
+
+
+class Filter:
+    def __init__(self, key, mask, flags, classid, acts):
+        self.handle = None
+        self.key, self.mask = key, mask
+        self.flags, self.classid, self.acts = flags, classid, acts
+
+    def mkey(self, mask=None):
+        return masked(self.key, self.mask if mask is None else mask)
+
+
+class Tp:
+    def __init__(self, chain, prio, proto, recipe):
+        self.chain, self.prio, self.proto = chain, prio, proto
+        self.mask = None
+        self.filters = {}
+        self.recipe = recipe
+
+
+def strscpy_len(data):
+    n = len(data)
+    if n and data[-1] == 0:
+        n -= 1
+    return n
+
+
+class Model:
+    """What the kernel should hold after every accepted request."""
+
+    def __init__(self, devs):
+        self.tps = {}           # (chain, prio) -> Tp
+        self.devs = devs        # name -> ifindex (for INDEV)
+        self.names = {i: n for n, i in devs.items()}
+
+    def nfilters(self):
+        return sum(len(t.filters) for t in self.tps.values())
+
+    def chain_tps(self, chain):
+        return sorted((t for t in self.tps.values() if t.chain == chain),
+                      key=lambda t: t.prio)
+
+    # -- the classifier: fl_change()'s parsing, as cls_flower.c does it ---
+    def fl_parse(self, attrs, tail_bad):
+        """attrs: [(type with flags, bytes, meta)], meta for ACT: the
+        generator's prediction (an Err to raise, or the list of actions).
+        Returns a Filter or raises Err."""
+        if attrs is None:
+            raise Err(errno.EINVAL, 'Missing flower options')
+        for t, data, _meta in attrs:
+            typ = t & TYPE_MASK
+            if typ <= 0 or typ > FLOWER_MAX:
+                raise Err(errno.EOPNOTSUPP, 'Unknown flower attribute type')
+            ln = ATTR_LEN.get(typ)
+            if not ln:
+                raise Err(errno.EOPNOTSUPP, 'Unsupported flower attribute')
+            if ln != VAR and len(data) != ln:
+                raise Err(errno.EINVAL, 'Flower attribute has a wrong length')
+        if tail_bad:
+            raise Err(errno.EINVAL, 'Malformed flower options')
+        tb = {}
+        for t, data, meta in attrs:
+            tb[t & TYPE_MASK] = (data, meta)
+
+        flags = 0
+        if T_FLAGS in tb:
+            flags = u32le(tb[T_FLAGS][0])
+            ok = not (flags & ~(1 | 2 | 16)) and (flags & 3) != 3
+            if not ok:
+                raise Err(errno.EINVAL, 'Invalid flower flags')
+            if flags & 2:
+                raise Err(errno.EINVAL, 'skip_sw needs hardware offload')
+        key, mask = new_key(), new_key()
+
+        if T_INDEV in tb:
+            data = tb[T_INDEV][0]
+            n = strscpy_len(data)
+            if n >= 16:
+                raise Err(errno.EINVAL, 'Interface name too long')
+            name = data[:n].split(b'\0')[0].decode('latin-1')
+            if name not in self.devs:
+                raise Err(errno.ENODEV, 'Network device not found')
+            key['indev'][:] = struct.pack('<i', self.devs[name])
+            mask['indev'][:] = b'\xff' * 4
+
+        if T_ETH_TYPE in tb:
+            et = tb[T_ETH_TYPE][0]
+            if be16(et) != 0x0003:
+                m = 'vlan_tpid' if be16(et) in VLAN_TPIDS else 'n_proto'
+                key[m][:] = et
+                mask[m][:] = b'\xff\xff'
+
+        vid, vprio, vet = (tb.get(T_VLAN_ID), tb.get(T_VLAN_PRIO),
+                           tb.get(T_VLAN_ETH_TYPE))
+        if vid or vprio or vet:
+            if not need_met(key, mask, 'VLAN'):
+                raise Err(errno.EINVAL, NEED_MSG['VLAN'])
+            if vid:
+                v = u16le(vid[0])
+                if v > 4095:
+                    raise Err(errno.EINVAL, 'VLAN id must be below 4096')
+                key['vlan_id'][:] = struct.pack('<H', v)
+                mask['vlan_id'][:] = struct.pack('<H', 0xFFF)
+            if vprio:
+                p = vprio[0][0]
+                if p > 7:
+                    raise Err(errno.EINVAL, 'VLAN priority must be below 8')
+                key['vlan_prio'][0] = p
+                mask['vlan_prio'][0] = 7
+            if vet:
+                if be16(vet[0]) in VLAN_TPIDS:
+                    raise Err(errno.EOPNOTSUPP,
+                              'Stacked VLAN tags are not supported')
+                key['n_proto'][:] = vet[0]
+                mask['n_proto'][:] = b'\xff\xff'
+
+        for v, m, member, off, ln, need in KEYS:
+            val = tb.get(A['KEY_' + v])
+            msk = tb.get(A['KEY_' + m]) if m else None
+            if val is None:
+                if msk is not None:
+                    raise Err(errno.EINVAL, 'Mask given without its key')
+                continue
+            if not need_met(key, mask, need):
+                raise Err(errno.EINVAL, NEED_MSG[need])
+            key[member][off:off + ln] = val[0]
+            mask[member][off:off + ln] = msk[0] if msk else b'\xff' * ln
+
+        acts = []
+        if T_ACT in tb:
+            meta = tb[T_ACT][1]
+            if isinstance(meta, Err):
+                raise meta
+            acts = list(meta)
+        classid = u32le(tb[T_CLASSID][0]) if T_CLASSID in tb else 0
+        return Filter(key, mask, flags, classid, acts)
+
+    # -- the tc core: tc_new_tfilter() -----------------------------------
+    def predict_new(self, op):
+        """Returns (commit function) or raises Err."""
+        create = bool(op.flags & NLM_F_CREATE)
+        prio, proto, chain = op.prio, op.proto, op.chain or 0
+        if prio == 0 and not create:
+            raise Err(errno.ENOENT, 'Invalid filter command with priority '
+                                    'of zero')
+        self.check_qdisc(op)
+        if op.kind is not None and len(op.kind) >= 16:
+            raise Err(errno.EINVAL, 'Specified TC filter name too long')
+        if chain > TC_ACT_EXT_VAL_MASK:
+            raise Err(errno.EINVAL, 'Specified chain index exceeds upper '
+                                    'limit')
+        prio_alloc = prio == 0
+        if prio_alloc:
+            prio = 0x8000
+        tp = self.tps.get((chain, prio))
+        if tp and (prio_alloc or (tp.proto != proto and proto)):
+            raise Err(errno.EINVAL, 'Filter with specified priority/'
+                                    'protocol not found')
+        created = False
+        if tp is None:
+            if op.kind is None or not proto:
+                raise Err(errno.EINVAL, 'Filter kind and protocol must be '
+                                        'specified')
+            if not create:
+                raise Err(errno.ENOENT, 'Need both RTM_NEWTFILTER and '
+                                        'NLM_F_CREATE')
+            if prio_alloc:
+                # tcf_auto_prio(tcf_chain_tp_prev()): one below the first
+                # prio above 0x8000, else 0xC000
+                above = [t.prio for t in self.chain_tps(chain)
+                         if t.prio > 0x8000]
+                prio = (min(above) - 1) if above else 0xC000
+            if op.kind != 'flower':
+                raise Err(errno.ENOENT, 'TC classifier not found')
+            tp = self.tps.get((chain, prio))
+            if tp is not None:
+                if tp.proto != proto:
+                    raise Err(errno.EINVAL)
+            else:
+                tp = Tp(chain, prio, proto, op.recipe)
+                created = True
+        if op.kind is not None and op.kind != 'flower':
+            raise Err(errno.EINVAL, 'Specified filter kind does not match')
+        fold = tp.filters.get(op.handle) if op.handle else None
+        if fold is None and not create:
+            raise Err(errno.ENOENT, 'Need both RTM_NEWTFILTER and '
+                                    'NLM_F_CREATE')
+        if fold is not None and op.flags & NLM_F_EXCL:
+            raise Err(errno.EEXIST, 'Filter already exists')
+
+        f = self.fl_parse(op.attrs, op.tail_bad)
+        if tp.mask is not None and canon(tp.mask) != canon(f.mask):
+            raise Err(errno.EINVAL, 'Mask differs from the mask of this '
+                                    'flower instance: one mask per prio')
+        mk = f.mkey()
+        if fold is not None:
+            handle = fold.handle
+            if mk != fold.mkey():
+                for g in tp.filters.values():
+                    if g is not fold and g.mkey() == mk:
+                        raise Err(errno.EEXIST, 'A filter with the same key '
+                                                'exists')
+        else:
+            handle = op.handle
+            if not handle:
+                handle = 1
+                while handle in tp.filters:
+                    handle += 1
+                if handle > INT_MAX:
+                    raise Err(errno.ENOSPC)
+            for g in tp.filters.values():
+                if g.mkey() == mk:
+                    raise Err(errno.EEXIST, 'A filter with the same key '
+                                            'exists')
+
+        def commit():
+            if created:
+                self.tps[(chain, tp.prio)] = tp
+            if tp.mask is None:
+                tp.mask = f.mask
+            f.handle = handle
+            tp.filters[handle] = f
+        commit.tp = tp
+        return commit
+
+    def check_qdisc(self, op):
+        if op.ifindex not in self.names:
+            raise Err(errno.ENODEV)
+        if op.parent == 0:
+            # the root qdisc of a dummy device (and lo) is noqueue
+            raise Err(errno.EINVAL, 'Qdisc not classful')
+        if op.parent >> 16 != 0xFFFF or op.ifindex != self.devs['fz0']:
+            raise Err(errno.EINVAL, "Parent Qdisc doesn't exists")
+
+    # -- tc_del_tfilter() ------------------------------------------------
+    def predict_del(self, op):
+        prio, proto, chain = op.prio, op.proto, op.chain or 0
+        if prio == 0 and (proto or op.handle or op.kind is not None):
+            raise Err(errno.ENOENT, 'Cannot flush filters with protocol')
+        self.check_qdisc(op)
+        if op.kind is not None and len(op.kind) >= 16:
+            raise Err(errno.EINVAL, 'Specified TC filter name too long')
+        if chain > TC_ACT_EXT_VAL_MASK:
+            raise Err(errno.EINVAL, 'Specified chain index exceeds')
+        tps = self.chain_tps(chain)
+        if prio == 0:
+            def flush():
+                for t in tps:
+                    del self.tps[(chain, t.prio)]
+            return flush
+        if not tps:
+            raise Err(errno.ENOENT, 'Cannot find specified filter chain')
+        tp = self.tps.get((chain, prio))
+        if tp is None:
+            raise Err(errno.ENOENT, 'Filter with specified priority/'
+                                    'protocol not found')
+        if proto and tp.proto != proto:
+            raise Err(errno.EINVAL, 'Filter with specified priority/'
+                                    'protocol not found')
+        if op.kind is not None and op.kind != 'flower':
+            raise Err(errno.EINVAL, 'Specified filter kind does not match')
+        if op.handle == 0:
+            def drop_tp():
+                del self.tps[(chain, prio)]
+            return drop_tp
+        if op.handle not in tp.filters:
+            raise Err(errno.ENOENT, 'Specified filter handle not found')
+
+        def drop():
+            del tp.filters[op.handle]
+            if not tp.filters:
+                del self.tps[(chain, prio)]
+        return drop
+
+    # -- tc_get_tfilter() ------------------------------------------------
+    def predict_get(self, op):
+        prio, proto, chain = op.prio, op.proto, op.chain or 0
+        if prio == 0:
+            raise Err(errno.ENOENT, 'Invalid filter command with priority '
+                                    'of zero')
+        self.check_qdisc(op)
+        if chain > TC_ACT_EXT_VAL_MASK:
+            raise Err(errno.EINVAL, 'Specified chain index exceeds')
+        if not self.chain_tps(chain):
+            raise Err(errno.EINVAL, 'Cannot find specified filter chain')
+        tp = self.tps.get((chain, prio))
+        if tp is None:
+            raise Err(errno.ENOENT)
+        if proto and tp.proto != proto:
+            raise Err(errno.EINVAL)
+        if op.kind is not None and op.kind != 'flower':
+            raise Err(errno.EINVAL)
+        f = tp.filters.get(op.handle)
+        if f is None:
+            raise Err(errno.ENOENT, 'Specified filter handle not found')
+
+        def nothing():
+            pass
+        nothing.filter = (tp, f)
+        return nothing
+
+    # -- what fl_dump() should say ----------------------------------------
+    def expected_opts(self, tp, f):
+        """[(type, bytes)] of TCA_OPTIONS without TCA_FLOWER_ACT, in the
+        order fl_dump() puts them."""
+        key, mask = f.key, tp.mask
+        out = []
+        if f.classid:
+            out.append((T_CLASSID, struct.pack('<I', f.classid)))
+        if any(mask['indev']):
+            ifi = struct.unpack('<i', bytes(key['indev']))[0]
+            if ifi in self.names:
+                out.append((T_INDEV, self.names[ifi].encode() + b'\0'))
+        if not any(mask['vlan_tpid']):
+            if any(mask['n_proto']):
+                out.append((T_ETH_TYPE, bytes(key['n_proto'])))
+        else:
+            out.append((T_ETH_TYPE, bytes(key['vlan_tpid'])))
+            if any(mask['vlan_id']):
+                out.append((T_VLAN_ID, bytes(key['vlan_id'])))
+            if any(mask['vlan_prio']):
+                out.append((T_VLAN_PRIO, bytes(key['vlan_prio'])))
+            if any(mask['n_proto']):
+                out.append((T_VLAN_ETH_TYPE, bytes(key['n_proto'])))
+        for v, m, member, off, ln, need in KEYS:
+            ms = bytes(mask[member][off:off + ln])
+            if not any(ms) or not need_met(key, mask, need):
+                continue
+            out.append((A['KEY_' + v], bytes(key[member][off:off + ln])))
+            if m:
+                out.append((A['KEY_' + m], ms))
+        out.append((T_FLAGS, struct.pack('<I', f.flags | NOT_IN_HW)))
+        return out
+
+
+# --- comparing the kernel's filter set with the model ---------------------
+def acts_of_json(entry):
+    """[(verdict, index)] of a filter_json() entry's actions."""
+    out = []
+    for act in entry.get('options', {}).get('TCA_FLOWER_ACT', []) or []:
+        parms = (act.get('options') or {}).get('parms') or {}
+        out.append((act.get('kind'), parms.get('action'), parms.get('index')))
+    return out
+
+
+def expected_acts(f):
+    return [('gact', v, idx if idx in SHARED_ACT else None)
+            for v, idx in f.acts]
+
+
+def normalize_acts(acts):
+    return [(k, v, i if i in SHARED_ACT else None) for k, v, i in acts]
+
+
+def compare_filter(model, tp, f, opts, entry):
+    """None when the dumped filter is what the model holds, else text."""
+    got = [(t & TYPE_MASK, v) for t, v in opts if t & TYPE_MASK != T_ACT]
+    want = model.expected_opts(tp, f)
+    if got != want:
+        return 'options differ: dumped %s, model %s' % (
+            fmt_attrs(got), fmt_attrs(want))
+    ga, wa = normalize_acts(acts_of_json(entry)), expected_acts(f)
+    if ga != wa:
+        return 'actions differ: dumped %s, model %s' % (ga, wa)
+    return None
+
+
+def fmt_attrs(attrs):
+    return '[' + ', '.join('%s=%s' % (flowernl.NAME_BY_NUMBER.get(
+        t, str(t))[len('TCA_FLOWER_'):], v.hex()) for t, v in attrs) + ']'
+
+
+def compare_dump(model, bodies):
+    """List of differences between a dump and the model."""
+    problems = []
+    seen_tps = set()
+    seen = set()
+    for body in bodies:
+        (ifi, handle, parent, prio, proto), tca, opts, entry = \
+            decode_filter(body)
+        chain = u32le(tca[11]) if 11 in tca else 0
+        kind = tca.get(1, b'').rstrip(b'\0').decode()
+        tp = model.tps.get((chain, prio))
+        if kind != 'flower':
+            problems.append('chain %d prio %d: kind %r' % (chain, prio, kind))
+            continue
+        if tp is None:
+            problems.append('dump has chain %d prio %d (handle %#x) the '
+                            'model does not' % (chain, prio, handle))
+            continue
+        if proto != tp.proto:
+            problems.append('chain %d prio %d: protocol %#x, model %#x'
+                            % (chain, prio, proto, tp.proto))
+        if handle == 0 and opts is None:
+            seen_tps.add((chain, prio))
+            continue
+        f = tp.filters.get(handle)
+        if f is None:
+            problems.append('dump has chain %d prio %d handle %#x the model '
+                            'does not' % (chain, prio, handle))
+            continue
+        if (chain, prio, handle) in seen:
+            problems.append('chain %d prio %d handle %#x dumped twice'
+                            % (chain, prio, handle))
+        seen.add((chain, prio, handle))
+        why = compare_filter(model, tp, f, opts or [], entry)
+        if why:
+            problems.append('chain %d prio %d handle %#x: %s'
+                            % (chain, prio, handle, why))
+    for (chain, prio), tp in sorted(model.tps.items()):
+        if (chain, prio) not in seen_tps:
+            problems.append('model has chain %d prio %d, dump has no '
+                            'header for it' % (chain, prio))
+        for h in sorted(tp.filters):
+            if (chain, prio, h) not in seen:
+                problems.append('model has chain %d prio %d handle %#x, '
+                                'dump does not' % (chain, prio, h))
+    return problems
+
+
+def resync(model, bodies):
+    """Rebuild the model from a dump (after a divergence, so that one
+    difference is reported once, not as a cascade)."""
+    model.tps = {}
+    for body in bodies:
+        (ifi, handle, parent, prio, proto), tca, opts, entry = \
+            decode_filter(body)
+        chain = u32le(tca[11]) if 11 in tca else 0
+        tp = model.tps.get((chain, prio))
+        if tp is None:
+            tp = model.tps[(chain, prio)] = Tp(chain, prio, proto, None)
+        if handle == 0 or opts is None:
+            continue
+        attrs = []
+        for t, v in opts:
+            t &= TYPE_MASK
+            if t == T_ACT:
+                continue
+            if t == T_FLAGS:
+                v = struct.pack('<I', u32le(v) & ~NOT_IN_HW)
+            attrs.append((t, v, None))
+        try:
+            f = model.fl_parse(attrs, False)
+        except Err:
+            continue
+        f.acts = [(v, i) for _k, v, i in acts_of_json(entry)]
+        f.handle = handle
+        tp.filters[handle] = f
+        if tp.mask is None:
+            tp.mask = f.mask
+
+
+# --- message generation -----------------------------------------------------
+class Op:
+    def __init__(self, what, **kw):
+        self.what = what            # 'new', 'del' or 'get'
+        self.flags = 0
+        self.ifindex = 0
+        self.parent = TC_H_INGRESS
+        self.prio = 0
+        self.proto = 0
+        self.handle = 0
+        self.chain = None
+        self.kind = 'flower'
+        self.attrs = None           # [(type, bytes, meta)] or None
+        self.tail = b''
+        self.tail_bad = False
+        self.recipe = None
+        self.label = what
+        self.__dict__.update(kw)
+
+    def sanitize(self):
+        """Keep the request deterministic: an action created by a filter
+        inherits the filter's skip_hw, and a later filter without skip_hw
+        may not bind to it ("Mismatch between action and filter offload
+        flags") -- until the action is freed, an RCU grace period after
+        its last filter went.  So a filter with skip_hw binds no shared
+        (explicit index) action."""
+        if not self.attrs:
+            return
+        flags = [d for t, d, _m in self.attrs
+                 if t & TYPE_MASK == T_FLAGS and d is not None and
+                 len(d) == 4]
+        if not flags or not u32le(flags[-1]) & 1:
+            return
+        for i, (t, d, meta) in enumerate(self.attrs):
+            if t == T_ACT and d is None and isinstance(meta, list):
+                self.attrs[i] = (t, d, [(v, 0) if idx in SHARED_ACT else
+                                        (v, idx) for v, idx in meta])
+
+    def encode(self):
+        msg_type = {'new': RTM_NEWTFILTER, 'del': RTM_DELTFILTER,
+                    'get': RTM_GETTFILTER}[self.what]
+        options, raw = None, set()
+        if self.attrs is not None:
+            options = []
+            for t, data, meta in self.attrs:
+                if t == T_ACT and isinstance(meta, list) and \
+                        data is None:
+                    options.append(['TCA_FLOWER_ACT', typed_acts(meta)])
+                else:
+                    raw.add(t)
+                    options.append(['RAW_%d' % t, data])
+        return encode(msg_type, self.flags | NLM_F_REQUEST | NLM_F_ACK,
+                      self.ifindex, self.handle, self.parent, self.prio,
+                      self.proto, kind=self.kind, chain=self.chain,
+                      options=options, raw_numbers=raw,
+                      tail=self.tail if options is not None else b"")
+
+    def describe(self):
+        attrs = 'none' if self.attrs is None else ' '.join(
+            '%s%s=%s' % (flowernl.NAME_BY_NUMBER.get(
+                t & TYPE_MASK, 'T%d' % (t & TYPE_MASK))[len('TCA_FLOWER_'):]
+                if (t & TYPE_MASK) in flowernl.NAME_BY_NUMBER else
+                'T%d' % (t & TYPE_MASK),
+                '|%#x' % (t & ~TYPE_MASK) if t & ~TYPE_MASK else '',
+                ('acts%s' % (meta,) if data is None else data.hex()))
+            for t, data, meta in self.attrs)
+        return ('%s[%s] flags=%#x ifindex=%d parent=%#x prio=%d proto=%#x '
+                'handle=%#x chain=%s kind=%r tail=%s options: %s'
+                % (self.what, self.label, self.flags, self.ifindex,
+                   self.parent, self.prio, self.proto, self.handle,
+                   self.chain, self.kind, self.tail.hex() or '-', attrs))
+
+
+def typed_acts(acts):
+    """flowernl / pyroute2 value of TCA_FLOWER_ACT for [(verdict, index)]."""
+    return {'attrs': [
+        ['TCA_ACT_PRIO_%d' % i, {'attrs': [
+            ['TCA_ACT_KIND', 'gact'],
+            ['TCA_ACT_OPTIONS', {'attrs': [['TCA_GACT_PARMS', {
+                'index': idx, 'capab': 0, 'action': v, 'refcnt': 0,
+                'bindcnt': 0}]]}]]}]
+        for i, (v, idx) in enumerate(acts, start=1)]}
+
+
+def nla(t, payload):
+    """One attribute, padded (for nested garbage we build ourselves)."""
+    data = struct.pack('<HH', 4 + len(payload), t) + payload
+    return data + b'\0' * (-len(data) % 4)
+
+
+class Recipe:
+    """How the filters of one prio are built: the fixed part (protocol
+    attributes) and the masked fields whose values vary."""
+
+    def __init__(self, proto, fixed, fields):
+        self.proto = proto      # tcm_info protocol for a new prio
+        self.fixed = fixed      # [(attr name, bytes)]
+        self.fields = fields    # [(value attr, mask attr|None, mask|None)]
+
+
+class Gen:
+    def __init__(self, rng, model, ifindex):
+        self.rng = rng
+        self.model = model
+        self.ifindex = ifindex
+        self.port_pool = [rng.randrange(1, 65536) for _ in range(6)] + \
+            [80, 443]
+        self.addr_pool = [bytes(rng.randrange(256) for _ in range(16))
+                          for _ in range(6)]
+
+    # -- values ----------------------------------------------------------
+    def value(self, vname, ln):
+        r = self.rng
+        if vname in ('TCP_SRC', 'TCP_DST', 'UDP_SRC', 'UDP_DST',
+                     'SCTP_SRC', 'SCTP_DST'):
+            p = r.choice(self.port_pool) if r.random() < 0.5 else \
+                r.randrange(65536)
+            return struct.pack('>H', p)
+        if ln >= 4 and r.random() < 0.3:
+            return r.choice(self.addr_pool)[:ln]
+        if ln == 1 and r.random() < 0.5:
+            return bytes([r.randrange(4)])
+        return bytes(r.randrange(256) for _ in range(ln))
+
+    def prefix_mask(self, ln):
+        bits = self.rng.randrange(1, ln * 8 + 1)
+        v = ((1 << bits) - 1) << (ln * 8 - bits)
+        return v.to_bytes(ln, 'big')
+
+    def maybe_mask(self, vname):
+        """None: no mask attribute (exact); else explicit mask bytes."""
+        k = KEY_BY_VAL[vname]
+        if not k[1]:
+            return None
+        r = self.rng.random()
+        if r < 0.4:
+            return None
+        if r < 0.55:
+            return b'\xff' * k[4]
+        if r < 0.9:
+            return self.prefix_mask(k[4])
+        return bytes(self.rng.randrange(256) for _ in range(k[4]))
+
+    def field(self, vname):
+        return (vname, KEY_BY_VAL[vname][1], self.maybe_mask(vname))
+
+    def random_recipe(self):
+        r = self.rng
+        fam = r.choice(('ipv4', 'ipv4', 'ipv6', 'ipv6', 'arp', 'vlan',
+                        'eth', 'none'))
+        fixed, fields = [], []
+        proto = ETH_P['all']
+        if fam in ('ipv4', 'ipv6', 'vlan'):
+            v6 = fam == 'ipv6'
+            et = ETH_P['ipv6' if v6 else 'ip']
+            if fam == 'vlan':
+                tpid = r.choice(VLAN_TPIDS)
+                fixed.append(('ETH_TYPE', struct.pack('>H', tpid)))
+                if r.random() < 0.7:
+                    fixed.append(('VLAN_ID', struct.pack(
+                        '<H', r.randrange(4096))))
+                if r.random() < 0.4:
+                    fixed.append(('VLAN_PRIO', bytes([r.randrange(8)])))
+                proto = tpid
+                if r.random() < 0.4:
+                    fields.append(('VLAN_ID', None, None))
+                if r.random() < 0.5:
+                    if not fields:
+                        fields.append(self.field('ETH_DST'))
+                    return Recipe(proto, fixed, fields)
+                fixed.append(('VLAN_ETH_TYPE', struct.pack('>H', et)))
+            else:
+                fixed.append(('ETH_TYPE', struct.pack('>H', et)))
+                proto = et
+            l4 = r.choice((None, 6, 17, 132, 58 if v6 else 1))
+            if l4 is not None:
+                fixed.append(('IP_PROTO', bytes([l4])))
+            a = 'IPV6' if v6 else 'IPV4'
+            for d in ('SRC', 'DST'):
+                if r.random() < 0.5:
+                    fields.append(self.field('%s_%s' % (a, d)))
+            for k in ('IP_TOS', 'IP_TTL'):
+                if r.random() < 0.15:
+                    fields.append(self.field(k))
+            if l4 in (6, 17, 132):
+                pre = {6: 'TCP', 17: 'UDP', 132: 'SCTP'}[l4]
+                for d in ('SRC', 'DST'):
+                    if r.random() < 0.5:
+                        fields.append(self.field('%s_%s' % (pre, d)))
+                if l4 == 6 and r.random() < 0.3:
+                    fields.append(self.field('TCP_FLAGS'))
+            elif l4 in (1, 58):
+                pre = 'ICMPV6' if v6 else 'ICMPV4'
+                for d in ('TYPE', 'CODE'):
+                    if r.random() < 0.6:
+                        fields.append(self.field('%s_%s' % (pre, d)))
+        elif fam == 'arp':
+            et = r.choice((ETH_P['arp'], ETH_P['arp'], ETH_P['rarp']))
+            fixed.append(('ETH_TYPE', struct.pack('>H', et)))
+            proto = et
+            for k in ('ARP_OP', 'ARP_SIP', 'ARP_TIP', 'ARP_SHA', 'ARP_THA'):
+                if r.random() < 0.4:
+                    fields.append(self.field(k))
+        elif fam == 'eth':
+            if r.random() < 0.5:
+                et = r.choice((ETH_P['lldp'], ETH_P['mpls'], 0x9000))
+                fixed.append(('ETH_TYPE', struct.pack('>H', et)))
+                proto = et
+            for k in ('ETH_DST', 'ETH_SRC'):
+                if r.random() < 0.7:
+                    fields.append(self.field(k))
+        if not fields and r.random() < 0.9:
+            # something that varies, or every filter has the same key
+            fields.append(self.field(r.choice(('ETH_DST', 'ETH_SRC'))))
+        if r.random() < 0.1:
+            fixed.append(('INDEV', r.choice((b'fz1\0', b'fz0\0', b'lo\0'))))
+        return Recipe(proto, fixed, fields)
+
+    def instantiate(self, recipe):
+        """Attributes [(type, bytes, None)] of one filter of a recipe."""
+        out = []
+        for name, data in recipe.fixed:
+            out.append((A[name] if name in A else A['KEY_' + name], data,
+                        None))
+        for vname, mname, mask in recipe.fields:
+            if vname == 'VLAN_ID':      # varying VLAN id (exact)
+                out = [x for x in out if x[0] != T_VLAN_ID]
+                out.append((T_VLAN_ID, struct.pack(
+                    '<H', self.rng.randrange(4096)), None))
+                continue
+            ln = KEY_BY_VAL[vname][4]
+            out.append((A['KEY_' + vname], self.value(vname, ln), None))
+            if mask is not None:
+                out.append((A['KEY_' + mname], mask, None))
+        return out
+
+    def extras(self, attrs):
+        """CLASSID, FLAGS and actions a valid filter may carry."""
+        r = self.rng
+        if r.random() < 0.2:
+            attrs.append((T_CLASSID, struct.pack('<I', r.choice(
+                (0, 1, 0x10001, r.randrange(1 << 32)))), None))
+        if r.random() < 0.2:
+            attrs.append((T_FLAGS, struct.pack('<I', r.choice(
+                (0, 1, 16, 17))), None))
+        if r.random() < 0.75:
+            acts = []
+            shared = list(SHARED_ACT)
+            r.shuffle(shared)
+            for _ in range(r.choice((1, 1, 1, 2, 3))):
+                if r.random() < 0.2:
+                    # never the same explicit index twice in one request:
+                    # that livelocks tc_new_tfilter() in this 6.1 tree
+                    # (tc core, any classifier; see stress/README.md)
+                    idx = shared.pop()
+                    acts.append((SHARED_ACT[idx], idx))
+                else:
+                    acts.append((r.choice(VALID_VERDICTS), 0))
+            attrs.append((T_ACT, None, acts))
+        if r.random() < 0.3:
+            r.shuffle(attrs)
+        return attrs
+
+    # -- picking targets -----------------------------------------------
+    def pick_chain(self):
+        r = self.rng.random()
+        if r < 0.85:
+            return None             # no TCA_CHAIN: chain 0
+        if r < 0.9:
+            return 0
+        if r < 0.98:
+            return self.rng.choice((1, 2))
+        return TC_ACT_EXT_VAL_MASK
+
+    def existing_filter(self):
+        fl = [(tp, f) for tp in self.model.tps.values()
+              for f in tp.filters.values()]
+        return self.rng.choice(fl) if fl else (None, None)
+
+    def base(self, what, **kw):
+        op = Op(what, ifindex=self.ifindex)
+        op.__dict__.update(kw)
+        return op
+
+    def valid_add(self):
+        r = self.rng
+        chain = self.pick_chain()
+        tps = [t for t in self.model.tps.values() if t.chain == (chain or 0)
+               and t.recipe is not None]
+        if tps and r.random() < 0.7:
+            tp = r.choice(tps)
+            prio, recipe = tp.prio, tp.recipe
+            proto = tp.proto if r.random() < 0.9 else 0
+        else:
+            recipe = self.random_recipe()
+            used = {t.prio for t in self.model.tps.values()
+                    if t.chain == (chain or 0)}
+            free = [p for p in range(1, 17) if p not in used]
+            if free and r.random() < 0.9:
+                prio = r.choice(free)
+            elif r.random() < 0.5:
+                prio = r.choice((1, 2, 3, 4, 5, 6, 7, 8))
+            else:
+                prio = r.randrange(1, 0x10000)
+            proto = recipe.proto
+            tp = self.model.tps.get((chain or 0, prio))
+            if tp is not None:
+                proto = tp.proto
+            elif r.random() < 0.1:
+                proto = r.choice(list(ETH_P.values()))   # conflicting
+        attrs = self.extras(self.instantiate(recipe))
+        op = self.base('new', flags=NLM_F_CREATE | NLM_F_EXCL, prio=prio,
+                       proto=proto, chain=chain, attrs=attrs, recipe=recipe,
+                       label='add')
+        op.handle = self.pick_handle(tp)
+        return op
+
+    def pick_handle(self, tp):
+        r = self.rng.random()
+        if r < 0.55:
+            return 0
+        if r < 0.8:
+            return self.rng.randrange(1, 3000)
+        if r < 0.9:
+            return self.rng.randrange(0x80000000, 0x100000000)
+        if r < 0.95:
+            return 0xFFFFFFFF
+        if tp is not None and tp.filters:
+            return self.rng.choice(list(tp.filters))     # -> EEXIST
+        return INT_MAX
+
+    def replace(self, change=False):
+        r = self.rng
+        tp, f = self.existing_filter()
+        if tp is None:
+            return self.valid_add()
+        recipe = tp.recipe or self.random_recipe()
+        attrs = self.instantiate(recipe)
+        x = r.random()
+        label = 'change' if change else 'replace'
+        if x < 0.45 and tp.recipe is not None:
+            # same key, other action: rebuild from the filter's own bytes
+            attrs = self.same_key_attrs(tp, f) or attrs
+            label += '-samekey'
+        elif x < 0.55 and len(tp.filters) > 1:
+            g = r.choice([g for g in tp.filters.values() if g is not f])
+            attrs = self.same_key_attrs(tp, g) or attrs
+            label += '-otherskey'
+        attrs = self.extras(attrs)
+        flags = 0 if change else NLM_F_CREATE | NLM_F_REPLACE
+        handle = f.handle if r.random() < 0.9 else self.pick_handle(tp)
+        return self.base('new', flags=flags, prio=tp.prio,
+                         proto=tp.proto if r.random() < 0.9 else 0,
+                         chain=tp.chain if tp.chain or r.random() < 0.3
+                         else None, handle=handle, attrs=attrs,
+                         recipe=recipe, label=label)
+
+    def same_key_attrs(self, tp, f):
+        """Attributes that rebuild filter f exactly (from the model's
+        expected dump, which only has valid attributes)."""
+        out = []
+        for t, v in self.model.expected_opts(tp, f):
+            if t in (T_FLAGS, T_CLASSID):
+                continue
+            out.append((t, v, None))
+        return out
+
+    def delete(self):
+        r = self.rng
+        tp, f = self.existing_filter()
+        x = r.random()
+        op = self.base('del', label='del')
+        if tp is None or x < 0.08:
+            op.prio = r.choice((1, 2, 3, 0x7777))
+            op.handle = r.randrange(1, 10)
+            op.proto = r.choice((0, ETH_P['ip']))
+            op.label = 'del-missing'
+            return op
+        op.prio, op.chain = tp.prio, tp.chain if tp.chain else \
+            r.choice((None, 0))
+        op.proto = tp.proto if r.random() < 0.6 else 0
+        op.kind = 'flower' if r.random() < 0.5 else None
+        if x < 0.75:
+            op.handle = f.handle
+        elif x < 0.83:
+            op.handle = r.randrange(1, 0x100000000)
+            op.label = 'del-nohandle'
+        elif x < 0.93:
+            op.handle = 0
+            op.label = 'del-prio'
+        elif x < 0.97:
+            op.handle = f.handle
+            op.proto = (tp.proto + 1) & 0xFFFF or 1
+            op.label = 'del-wrongproto'
+        elif x < 0.985:
+            op.handle = f.handle
+            op.kind = 'matchall'
+            op.label = 'del-wrongkind'
+        else:
+            op.prio, op.handle, op.proto, op.kind = 0, 0, 0, None
+            op.label = 'flush'
+        return op
+
+    def get(self):
+        r = self.rng
+        tp, f = self.existing_filter()
+        op = self.base('get', label='get', kind=None)
+        if tp is None:
+            op.prio, op.handle = 1, 1
+            return op
+        op.prio, op.chain, op.proto = tp.prio, tp.chain or None, \
+            r.choice((0, tp.proto))
+        op.handle = f.handle if r.random() < 0.8 else r.randrange(1 << 32)
+        return op
+
+    # -- broken requests -------------------------------------------------
+    def invalid(self):
+        r = self.rng
+        op = self.valid_add() if r.random() < 0.8 else self.replace()
+        op.label = 'bad'
+        op.recipe = None            # its prio (if it creates one) is odd
+        for _ in range(r.choice((1, 1, 1, 2))):
+            self.mutate(op)
+        return op
+
+    def mutate(self, op):
+        r = self.rng
+        m = r.choice(('length', 'length', 'lonemask', 'unknown', 'unsupp',
+                      'act', 'act', 'act', 'need', 'need', 'flags', 'vlan',
+                      'indev', 'dup', 'nlaflags', 'tail', 'noopts',
+                      'top', 'top', 'prio', 'maskdiff', 'handle'))
+        op.label += '-' + m
+        attrs = op.attrs if op.attrs is not None else []
+        fixed = [i for i, (t, d, _m) in enumerate(attrs)
+                 if ATTR_LEN.get(t & TYPE_MASK, 0) > 0]
+        if m == 'length':
+            if fixed:
+                i = r.choice(fixed)
+                t, d, mt = attrs[i]
+                n = r.choice((0, 1, len(d) - 1, len(d) + 1, len(d) + 4, 64))
+                n = max(0, n)
+                attrs[i] = (t, (d * 70)[:n] if d else bytes(n), mt)
+            else:
+                attrs.append((A['KEY_IP_PROTO'], b'\x06\x00', None))
+        elif m == 'lonemask':
+            k = r.choice([k for k in KEYS if k[1]])
+            attrs.append((A['KEY_' + k[1]], b'\xff' * k[4], None))
+            drop = A['KEY_' + k[0]]
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK != drop]
+        elif m == 'unknown':
+            t = r.choice((0, FLOWER_MAX + 1, FLOWER_MAX + 2,
+                          r.randrange(FLOWER_MAX + 1, TYPE_MASK + 1)))
+            attrs.insert(r.randrange(len(attrs) + 1),
+                         (t, self.garbage(r.randrange(0, 24)), None))
+        elif m == 'unsupp':
+            t = r.choice(UNSUPPORTED)
+            attrs.insert(r.randrange(len(attrs) + 1),
+                         (t, self.garbage(r.choice((0, 1, 2, 4, 16))), None))
+        elif m == 'act':
+            attrs[:] = [a for a in attrs if a[0] != T_ACT]
+            t = T_ACT | r.choice((0, 0, 0x8000, 0x4000))
+            payload, meta = self.act_garbage()
+            attrs.append((t, payload, meta))
+        elif m == 'need':
+            k = r.choice(KEYS[1:] + KEYS[:1])
+            attrs.append((A['KEY_' + k[0]], self.value(k[0], k[4]), None))
+        elif m == 'flags':
+            v = r.choice((2, 3, 4, 8, 32, 0x80000000, r.randrange(1 << 32)))
+            attrs.append((T_FLAGS, struct.pack('<I', v), None))
+        elif m == 'vlan':
+            c = r.random()
+            if c < 0.3:
+                attrs.append((T_VLAN_ID, struct.pack(
+                    '<H', r.randrange(4096, 65536)), None))
+            elif c < 0.5:
+                attrs.append((T_VLAN_PRIO, bytes([r.randrange(8, 256)]), None))
+            elif c < 0.7:
+                attrs.append((T_VLAN_ETH_TYPE, struct.pack(
+                    '>H', r.choice(VLAN_TPIDS)), None))
+            else:
+                attrs.append((T_ETH_TYPE, struct.pack(
+                    '>H', r.choice(VLAN_TPIDS)), None))
+                attrs.append((T_VLAN_ID, struct.pack(
+                    '<H', r.randrange(5000)), None))
+        elif m == 'indev':
+            attrs.append((T_INDEV, r.choice((
+                b'nosuchdev\0', b'fz1', b'fz1\0garbage', b'',
+                b'x' * 15 + b'\0', b'x' * 16 + b'\0', b'lo' + b'\0' * 20,
+                b'fz1\0\0')), None))
+        elif m == 'dup':
+            if attrs:
+                t, d, mt = r.choice(attrs)
+                if mt is None and d is not None and \
+                        ATTR_LEN.get(t & TYPE_MASK, 0) > 0 and r.random() < .5:
+                    d = self.value_like(t, d)
+                attrs.append((t, d, mt))
+        elif m == 'nlaflags':
+            if attrs:
+                i = r.randrange(len(attrs))
+                t, d, mt = attrs[i]
+                if d is not None:
+                    attrs[i] = (t | r.choice((0x8000, 0x4000, 0xC000)), d, mt)
+        elif m == 'tail':
+            op.tail, op.tail_bad = self.bad_tail()
+            if op.attrs is None:
+                op.attrs = attrs
+        elif m == 'noopts':
+            if op.what == 'new':
+                op.attrs = None
+                return
+        elif m == 'top':
+            self.mutate_top(op)
+        elif m == 'prio':
+            op.prio = r.choice((0, 0, r.randrange(0x10000), 0x8000, 0xFFFF,
+                                0xC000))
+            op.flags |= NLM_F_CREATE
+        elif m == 'maskdiff':
+            other = self.instantiate(self.random_recipe())
+            keep = [a for a in attrs if a[0] in (T_ACT, T_FLAGS, T_CLASSID)]
+            attrs[:] = other + keep
+        elif m == 'handle':
+            op.handle = r.choice((0, 0xFFFFFFFF, INT_MAX, INT_MAX + 1, 1))
+        if op.attrs is None and attrs:
+            op.attrs = attrs
+
+    def mutate_top(self, op):
+        r = self.rng
+        c = r.choice(('noflags', 'nokind', 'kind', 'longkind', 'ifindex',
+                      'parent', 'chain', 'proto0', 'protoconflict'))
+        op.label += ':' + c
+        if c == 'noflags':
+            op.flags &= ~(NLM_F_CREATE | NLM_F_EXCL | NLM_F_REPLACE)
+        elif c == 'nokind':
+            op.kind = None
+        elif c == 'kind':
+            # an unknown kind makes the kernel try to load cls_<kind>:
+            # slow in the guest, so keep it rare
+            op.kind = 'flowerx' if r.random() < 0.15 else 'flower'
+        elif c == 'longkind':
+            op.kind = 'flower' + 'x' * r.randrange(10, 30)
+        elif c == 'ifindex':
+            op.ifindex = r.choice((0, 1, 0x7FFFFFFE))
+        elif c == 'parent':
+            op.parent = r.choice((0, 0x12340000, 0xFFFF0000, 0xFFFFFFF2,
+                                  0xFFFFFFFF, 0xFFFE0000))
+        elif c == 'chain':
+            op.chain = r.choice((TC_ACT_EXT_VAL_MASK + 1, 0xFFFFFFFF,
+                                 TC_ACT_EXT_VAL_MASK))
+        elif c == 'proto0':
+            op.proto = 0
+        elif c == 'protoconflict':
+            op.proto = r.choice(list(ETH_P.values()) + [r.randrange(65536)])
+
+    def garbage(self, n):
+        return bytes(self.rng.randrange(256) for _ in range(n))
+
+    def value_like(self, t, d):
+        return bytes(self.rng.randrange(256) for _ in range(len(d)))
+
+    def bad_tail(self):
+        """Bytes after the last attribute of TCA_OPTIONS that do not form
+        an attribute: nla_for_each_nested() stops with bytes left."""
+        r = self.rng
+        c = r.random()
+        if c < 0.4:
+            return self.garbage(r.randrange(1, 4)), True
+        if c < 0.7:     # header claiming less than a header
+            return struct.pack('<HH', r.randrange(0, 4),
+                               r.randrange(1 << 16)), True
+        # header claiming more than what is left
+        extra = self.garbage(r.randrange(0, 8))
+        return struct.pack('<HH', 4 + len(extra) + r.randrange(1, 200),
+                           r.randrange(1, FLOWER_MAX + 1)) + extra, True
+
+    def act_garbage(self):
+        """(payload, meta) for a TCA_FLOWER_ACT that is not a well-formed
+        action list; meta is the expected result: an Err, or the actions
+        ([]: an action list with no action at prio 1 is accepted empty)."""
+        r = self.rng
+        bad = Err((errno.EINVAL, errno.ERANGE))
+        c = r.choice(('empty', 'ignored', 'noprio1', 'nokind', 'nokind',
+                      'gact-noopts', 'gact-noparms', 'gact-shortparms',
+                      'badverdict', 'longkind', 'second-bad', 'random',
+                      'random', 'unknownkind'))
+        gact_ok = nla(1, b'gact\0') + nla(0x8002, nla(2, struct.pack(
+            '<IIiii', 0, 0, 2, 0, 0)))
+        if c == 'empty':
+            return b'', []
+        if c == 'ignored':
+            return b''.join(nla(r.choice((0, 33, 40, 0x3FFF)),
+                                self.garbage(r.randrange(8)))
+                            for _ in range(r.randrange(1, 4))), []
+        if c == 'noprio1':
+            return nla(r.randrange(2, 33), gact_ok), []
+        if c == 'nokind':
+            inner = b''.join(nla(r.choice((3, 5, 8, 9)),
+                                 self.garbage(r.randrange(12)))
+                             for _ in range(r.randrange(0, 3)))
+            return nla(1, inner), bad
+        if c == 'gact-noopts':
+            return nla(1, nla(1, b'gact\0')), bad
+        if c == 'gact-noparms':
+            return nla(1, nla(1, b'gact\0') + nla(0x8002, nla(
+                3, self.garbage(4)))), bad
+        if c == 'gact-shortparms':
+            return nla(1, nla(1, b'gact\0') + nla(0x8002, nla(
+                2, self.garbage(r.randrange(0, 20))))), bad
+        if c == 'badverdict':
+            v = r.choice((9, 100, 0x7FFFFFFF, 0x30000000))
+            return nla(1, nla(1, b'gact\0') + nla(0x8002, nla(
+                2, struct.pack('<IIiii', 0, 0, v, 0, 0)))), \
+                Err(errno.EINVAL, 'invalid control action')
+        if c == 'longkind':
+            return nla(1, nla(1, b'g' * r.randrange(16, 40) + b'\0')), \
+                Err(errno.EINVAL, 'TC action name too long')
+        if c == 'second-bad':
+            return nla(1, gact_ok) + nla(2, nla(3, self.garbage(4))), \
+                Err(errno.EINVAL, 'TC action kind must be specified')
+        if c == 'unknownkind' and r.random() < 0.15:
+            # request_module("act_nosuch") runs modprobe: keep it rare
+            return nla(1, nla(1, b'nosuch\0') + nla(0x8002, b'')), \
+                Err(errno.ENOENT, 'Failed to load TC action module')
+        # random bytes: accepted empty when they hold no attribute of type
+        # 1 (prio 1); anything with one is refused.  Avoid bytes that name
+        # an action kind (a module load per message).
+        for _ in range(20):
+            payload = self.garbage(r.randrange(0, 48))
+            attrs, _rem = _walk(payload)
+            tb = {}
+            for t, d in attrs:
+                if 1 <= t & TYPE_MASK <= 32:
+                    tb[t & TYPE_MASK] = d
+            if 1 not in tb:
+                return payload, []
+            sub, _ = _walk(tb[1])
+            if not any(t & TYPE_MASK == 1 for t, _d in sub):
+                # prio 1 without a kind, and every later prio is not
+                # even looked at if prio 1 fails
+                return payload, bad
+        return b'', []
+
+
+def _walk(data):
+    from nlsock import walk_attrs
+    return walk_attrs(data)
+
+
+# --- the run --------------------------------------------------------------
+def sh(cmd):
+    subprocess.run(cmd, shell=True, check=True)
+
+
+def setup(devs_only=False):
+    for d in ('fz0', 'fz1'):
+        subprocess.run('ip link del %s 2>/dev/null' % d, shell=True)
+        sh('ip link add %s type dummy && ip link set %s up' % (d, d))
+    sh('tc qdisc add dev fz0 ingress')
+    devs = {}
+    for d in ('fz0', 'fz1', 'lo'):
+        with open('/sys/class/net/%s/ifindex' % d) as f:
+            devs[d] = int(f.read())
+    return devs
+
+
+def teardown():
+    for d in ('fz0', 'fz1'):
+        subprocess.run('ip link del %s 2>/dev/null' % d, shell=True)
+
+
+def outcome_text(rep):
+    if rep.lost:
+        return 'lost(%s)' % errno.errorcode.get(rep.err, rep.err)
+    if rep.err == 0:
+        return 'ack'
+    return '%s %r' % (errno.errorcode.get(rep.err, rep.err), rep.msg)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    p.add_argument('--seed', type=int, default=None,
+                   help='random seed (default: from the time; printed)')
+    p.add_argument('--count', type=int, default=2000,
+                   help='messages to send (default 2000)')
+    p.add_argument('--time-limit', type=float, default=0,
+                   help='stop after this many seconds (0: no limit)')
+    p.add_argument('--check-every', type=int, default=250,
+                   help='compare a dump with the model every N messages')
+    p.add_argument('--reply-timeout', type=float, default=30)
+    p.add_argument('--max-filters', type=int, default=400,
+                   help='prefer deletes above this many filters')
+    p.add_argument('--verbose', '-v', action='store_true',
+                   help='print every message and its answer')
+    p.add_argument('--show-failures', type=int, default=20)
+    p.add_argument('--json', metavar='FILE', help='write the counts here')
+    a = p.parse_args(argv)
+    seed = a.seed if a.seed is not None else int(time.time()) % 1000000
+    rng = random.Random(seed)
+    print('fuzz: seed %d, count %d, time limit %s' % (
+        seed, a.count, a.time_limit or 'none'))
+
+    devs = setup()
+    model = Model(devs)
+    gen = Gen(rng, model, devs['fz0'])
+    nl = NLSock(timeout=a.reply_timeout)
+
+    counts = collections.Counter()
+    by_errno = collections.Counter()
+    by_label = collections.Counter()
+    passed = failed = 0
+    failures = []
+    t0 = time.monotonic()
+    sent = 0
+
+    def fail(text):
+        nonlocal failed
+        failed += 1
+        if len(failures) < a.show_failures:
+            failures.append(text)
+            print('FAIL: ' + text)
+
+    def check_dump(where):
+        nonlocal passed
+        try:
+            bodies = nl.dump_filters(devs['fz0'])
+        except (Timeout, OSError) as e:
+            fail('%s: dump failed: %s' % (where, e))
+            return
+        problems = compare_dump(model, bodies)
+        counts['dumps'] += 1
+        counts['dumped filters'] += sum(
+            1 for b in bodies if struct.unpack_from('<I', b, 8)[0])
+        if problems:
+            fail('%s: dumped filter set differs from the model (%d '
+                 'differences):\n  %s' % (where, len(problems),
+                                          '\n  '.join(problems[:15])))
+            resync(model, bodies)
+        else:
+            passed += 1
+
+    for i in range(a.count):
+        if a.time_limit and time.monotonic() - t0 > a.time_limit:
+            print('fuzz: time limit reached after %d messages' % i)
+            break
+        x = rng.random()
+        if model.nfilters() > a.max_filters:
+            x = 0.55 + 0.1 * x        # delete
+        if x < 0.30:
+            op = gen.valid_add()
+        elif x < 0.40:
+            op = gen.replace()
+        elif x < 0.43:
+            op = gen.replace(change=True)
+        elif x < 0.55:
+            op = gen.invalid() if x < 0.47 else gen.valid_add()
+        elif x < 0.67:
+            op = gen.delete()
+        elif x < 0.69:
+            op = gen.get()
+        else:
+            op = gen.invalid()
+        op.sanitize()
+        by_label[op.label.split('-')[0].split(':')[0]] += 1
+        try:
+            if op.what == 'new':
+                commit = model.predict_new(op)
+            elif op.what == 'del':
+                commit = model.predict_del(op)
+            else:
+                commit = model.predict_get(op)
+            want = None
+        except Err as e:
+            commit, want = None, e
+        data = op.encode()
+        try:
+            rep = nl.request(data)
+        except Timeout as e:
+            counts['timeouts'] += 1
+            fail('message %d: %s: %s' % (i, e, op.describe()))
+            break
+        sent += 1
+        counts['messages'] += 1
+        if rep.lost:
+            counts['lost'] += 1
+        elif rep.err == 0:
+            counts['accepted'] += 1
+        else:
+            by_errno[errno.errorcode.get(rep.err, str(rep.err))] += 1
+        if a.verbose:
+            print('%5d %s -> %s' % (i, op.describe(), outcome_text(rep)))
+
+        ok = True
+        if rep.lost:
+            ok = False
+        elif want is None:
+            ok = rep.err == 0
+        else:
+            ok = rep.err in want.codes and (
+                want.msg is None or (rep.msg or '').startswith(want.msg[:25])
+                or want.msg[:25] in (rep.msg or ''))
+        if ok and want is None and op.what == 'get':
+            tp, f = commit.filter
+            bodies = [b for t, _f, b in rep.msgs if t == RTM_NEWTFILTER]
+            if len(bodies) != 1:
+                ok = False
+            else:
+                _fl, _tca, opts, entry = decode_filter(bodies[0])
+                why = compare_filter(model, tp, f, opts or [], entry)
+                if why:
+                    fail('message %d (get): %s' % (i, why))
+                    ok = None
+        if ok:
+            passed += 1
+            if commit is not None:
+                commit()
+        elif ok is False:
+            expected = 'ack' if want is None else '%s %r' % (
+                '/'.join(errno.errorcode.get(c, str(c))
+                         for c in sorted(want.codes)), want.msg)
+            fail('message %d: expected %s, got %s: %s'
+                 % (i, expected, outcome_text(rep), op.describe()))
+            # find out what the kernel holds now and go on from there
+            try:
+                resync(model, nl.dump_filters(devs['fz0']))
+            except (Timeout, OSError):
+                pass
+        if a.check_every and (i + 1) % a.check_every == 0:
+            check_dump('after message %d' % i)
+    check_dump('at the end')
+    elapsed = time.monotonic() - t0
+
+    # the qdisc (and every filter with it) goes away cleanly
+    rc = subprocess.run('tc qdisc del dev fz0 ingress', shell=True).returncode
+    if rc:
+        fail('tc qdisc del dev fz0 ingress failed (%d)' % rc)
+    else:
+        passed += 1
+    teardown()
+
+    print('fuzz: %d messages in %.1f s (%.0f/s): %d accepted, %d refused, '
+          '%d lost, %d timeouts; %d dumps compared (%d filters)'
+          % (counts['messages'], elapsed, counts['messages'] / max(elapsed,
+                                                                   1e-9),
+             counts['accepted'], sum(by_errno.values()), counts['lost'],
+             counts['timeouts'], counts['dumps'], counts['dumped filters']))
+    print('fuzz: refused by errno: ' + ', '.join(
+        '%s %d' % kv for kv in sorted(by_errno.items(),
+                                      key=lambda kv: -kv[1])))
+    print('fuzz: kinds of message: ' + ', '.join(
+        '%s %d' % kv for kv in sorted(by_label.items())))
+    if a.json:
+        with open(a.json, 'w') as f:
+            json.dump({'seed': seed, 'count': a.count,
+                       'messages': counts['messages'],
+                       'accepted': counts['accepted'],
+                       'refused': dict(by_errno), 'lost': counts['lost'],
+                       'timeouts': counts['timeouts'],
+                       'dumps': counts['dumps'],
+                       'dumped_filters': counts['dumped filters'],
+                       'seconds': round(elapsed, 1),
+                       'passed': passed, 'failed': failed}, f, indent=1)
+    print('%d passed, %d failed' % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,63 @@
+# Reliability runs (stress/README.md).  Included from the top Makefile:
+#
+#   make stress         long run on the debug kernel (KASAN, kmemleak,
+#                       lockdep, failslab): fuzz, churn, lifecycle, one
+#                       guest boot each
+#   make stress-smoke   bounded run (a few minutes) for `make test`, on
+#                       the normal kernel, all parts in one boot
+#
+# Both end with "N passed, N failed" and fail (exit status != 0) on any
+# failed check, kernel splat, panic or timeout.  Counts are variables:
+#   make stress STRESS_FUZZ_COUNT=50000 STRESS_SEED=7
+# Results: build/guest-out/stress/<name>/*.out|*.json, console logs
+# build/logs/stress-<name>-*.log.
+
+STRESS_REPO    := $(or $(REPO),$(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..))
+STRESS_PY      := $(or $(PYTHON),/usr/bin/python3)
+STRESS_STEP    := $(STRESS_PY) $(STRESS_REPO)/stress/step.py
+
+STRESS_VARIANT      ?= debug
+STRESS_SEED         ?= 1
+STRESS_FUZZ_COUNT   ?= 20000
+STRESS_CHURN_CYCLES ?= 10000
+STRESS_FILTERS      ?= 100000
+STRESS_SPACE_RUNS   ?= 100
+STRESS_TIMEOUT      ?= 14400
+
+SMOKE_VARIANT       ?= ours
+SMOKE_SEED          ?= 1
+SMOKE_FUZZ_COUNT    ?= 600
+SMOKE_CHURN_CYCLES  ?= 600
+SMOKE_FILTERS       ?= 10000
+SMOKE_SPACE_RUNS    ?= 10
+SMOKE_TIMEOUT       ?= 900
+
+.PHONY: stress stress-smoke stress-guest-%
+
+# Build the variant's kernel and the initramfs only when missing (make
+# guest / make kernel VARIANT=... rebuild them on purpose).
+stress-guest-%:
+	@test -f $(STRESS_REPO)/build/obj/$*/arch/x86/boot/bzImage || \
+		$(MAKE) --no-print-directory -C $(STRESS_REPO) kernel VARIANT=$*
+	@test -f $(STRESS_REPO)/build/initramfs.cpio.gz || \
+		$(MAKE) --no-print-directory -C $(STRESS_REPO) initramfs
+
+stress: stress-guest-$(STRESS_VARIANT)
+	$(STRESS_STEP) --name stress --each --variant $(STRESS_VARIANT) \
+		--timeout $(STRESS_TIMEOUT) \
+		-e STRESS_SEED=$(STRESS_SEED) \
+		-e FUZZ_COUNT=$(STRESS_FUZZ_COUNT) \
+		-e CHURN_CYCLES=$(STRESS_CHURN_CYCLES) \
+		-e LIFE_FILTERS=$(STRESS_FILTERS) \
+		-e LIFE_SPACE_RUNS=$(STRESS_SPACE_RUNS) \
+		fuzz churn lifecycle
+
+stress-smoke: stress-guest-$(SMOKE_VARIANT)
+	$(STRESS_STEP) --name smoke --variant $(SMOKE_VARIANT) \
+		--timeout $(SMOKE_TIMEOUT) \
+		-e STRESS_SEED=$(SMOKE_SEED) \
+		-e FUZZ_COUNT=$(SMOKE_FUZZ_COUNT) \
+		-e CHURN_CYCLES=$(SMOKE_CHURN_CYCLES) \
+		-e LIFE_FILTERS=$(SMOKE_FILTERS) \
+		-e LIFE_SPACE_RUNS=$(SMOKE_SPACE_RUNS) \
+		fuzz churn lifecycle

@@ -1,0 +1,71 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# stress/suite.sh PART... -- runs in the test guest (see stress/README.md).
+#
+# PART: fuzz, churn, lifecycle.  Each part's output goes to stdout and to
+# $STRESS_OUT/<part>.out, its counts to $STRESS_OUT/<part>.json; the last
+# line is the sum of the parts' "N passed, N failed" lines.  Exit status 0
+# when every part passed.
+#
+# Environment (all optional):
+#   STRESS_SEED        seed of every part (default 1)
+#   FUZZ_COUNT         fuzz messages (default 2000)
+#   FUZZ_TIME          fuzz time limit in seconds (default 0: none)
+#   CHURN_CYCLES       churn cycles (default 1000)
+#   CHURN_TIME         churn time limit in seconds (default 0: none)
+#   LIFE_FILTERS       filters of the big qdisc delete (default 100000)
+#   LIFE_SPACE_RUNS    failslab random-budget requests (default 30)
+#   LIFE_SKIP          lifecycle parts to skip (e.g. "big failslab")
+#   STRESS_OUT         where outputs go (default $TDC_GUEST_OUT/stress)
+
+PY=/usr/bin/python3
+HERE=$(dirname "$0")
+SEED=${STRESS_SEED:-1}
+OUT=${STRESS_OUT:-${TDC_GUEST_OUT:-/tmp}/stress}
+mkdir -p "$OUT"
+
+total_p=0
+total_f=0
+rc=0
+for part in "$@"; do
+	case $part in
+	fuzz)
+		set -- --seed "$SEED" --count "${FUZZ_COUNT:-2000}" \
+			--time-limit "${FUZZ_TIME:-0}" ;;
+	churn)
+		set -- --seed "$SEED" --cycles "${CHURN_CYCLES:-1000}" \
+			--time-limit "${CHURN_TIME:-0}" ;;
+	lifecycle)
+		set -- --seed "$SEED" --filters "${LIFE_FILTERS:-100000}" \
+			--space-runs "${LIFE_SPACE_RUNS:-30}"
+		for s in ${LIFE_SKIP:-}; do set -- "$@" --skip "$s"; done ;;
+	*)
+		echo "suite: unknown part $part" >&2
+		exit 2 ;;
+	esac
+	echo "=== $part $*"
+	start=$(date +%s)
+	args="$*"
+	$PY "$HERE/$part.py" "$@" --json "$OUT/$part.json" >"$OUT/$part.out" 2>&1
+	prc=$?
+	cat "$OUT/$part.out"
+	end=$(date +%s)
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$OUT/$part.out" | tail -1)
+	if [ -z "$line" ]; then
+		echo "suite: $part ended without a result line (exit $prc)"
+		line="0 passed, 1 failed"
+	fi
+	p=${line%% passed*}
+	f=${line#*passed, }
+	f=${f%% failed*}
+	if [ "$prc" != 0 ] && [ "$f" = 0 ]; then
+		f=1
+	fi
+	total_p=$((total_p + p))
+	total_f=$((total_f + f))
+	[ "$f" = 0 ] || rc=1
+	echo "=== $part: $p passed, $f failed, exit $prc, $((end - start)) s (guest clock)"
+	echo "{\"part\": \"$part\", \"args\": \"$args\", \"passed\": $p, \"failed\": $f, \"exit\": $prc, \"guest_seconds\": $((end - start))}" >"$OUT/$part.result.json"
+done
+echo "$total_p passed, $total_f failed"
+exit $rc

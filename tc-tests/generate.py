@@ -1,0 +1,2563 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""generate.py - write the flower tdc corpus, tc-tests/filters/flower/*.json.
+
+usage: generate.py           (re)write the files
+       generate.py --check   exit 1 (and name them) if a file is not what
+                             this program writes
+
+The corpus tests our single-mask cls_flower (kernel/net/sched/cls_flower.c)
+through stock iproute2 6.1 `tc ... flower` and, for what tc refuses to
+build, through tdc/flowernl.py ($FLNL, raw netlink via pyroute2).
+
+Most cases come from KEYS, a catalogue of key variants ("dst_ip /24 over
+IPv4", "vlan_id + vlan_prio over 802.1Q", ...).  Each variant says how
+tc spells it, what `tc -j filter show` prints for it, which netlink
+attributes the kernel dumps, another value with the same mask, and
+packets that match and that do not.  From a variant come its add, get,
+replace, delete, same-mask, pyroute2 round-trip and packet cases.  The
+other themes (mask mismatch, errors, handles, actions, classid, scale)
+are written out one by one below.
+
+Case ids are the first 4 hex digits of sha1(name), re-hashed on a
+collision (with any case in tc-tests/, basic.json included), so that an
+id stays with its case when others are added.  Output is deterministic;
+tdc/tests/test_corpus_generated.py fails when the committed files differ
+from what this writes.
+"""
+
+import collections
+import hashlib
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+OUT_DIR = os.path.join(HERE, 'filters', 'flower')
+
+# Frames are sent on $DEV0 and arrive at $DEV1's ingress in the case's
+# namespace.  The MACs are not $DEV1's (veth delivers them anyway) and no
+# device in the guest uses them, so that nothing else ever matches.
+DST_MAC = '02:00:00:00:00:01'
+SRC_MAC = '02:00:00:00:00:02'
+ETH_HLEN = 14           # ingress counts bytes from the network header on
+VLAN_HLEN = 4           # the outer tag is taken out of the frame on receive
+
+TCA_FLOWER_MAX = 105    # TCA_FLOWER_KEY_L2TPV3_SID in 6.1's pkt_cls.h
+
+INGRESS = '$TC qdisc add dev $DEV1 ingress'
+INGRESS_DEL = '$TC qdisc del dev $DEV1 ingress'
+SHOW = '$TC -j filter show dev $DEV1 ingress'
+SHOW_STATS = '$TC -s -j filter show dev $DEV1 ingress'
+COUNT = "echo filters: $($TC filter show dev $DEV1 ingress | grep -c handle)"
+ERR = '/tmp/flower-$TESTID.err'     # stderr of a command under test
+FLNL_TIMEOUT = 300      # $FLNL imports pyroute2: ~10 s in a TCG guest, more
+                        # on a busy host
+
+
+# --- what tc prints ---------------------------------------------------------
+# tc's name for the filter's protocol (the "protocol" of the dump) and what
+# it prints as the flower key eth_type.
+PROTO_NAME = {'ip': 'ip', 'ipv6': 'ipv6', 'arp': 'arp', 'rarp': 'rarp',
+              '802.1q': '802.1Q', '802.1ad': '802.1ad', 'all': 'all',
+              '0x88b5': '[34997]'}
+ETH_TYPE_KEY = {'ip': 'ipv4', 'ipv6': 'ipv6', 'arp': 'arp', 'rarp': 'rarp',
+                '802.1q': '8100', '802.1ad': '88a8', '0x88b5': '88b5'}
+ETH_TYPE_NUM = {'ip': 0x0800, 'ipv6': 0x86dd, 'arp': 0x0806,
+                'rarp': 0x8035, '802.1q': 0x8100, '802.1ad': 0x88a8,
+                '0x88b5': 0x88b5}
+# The order in which tc 6.1 (flower_print_opt) prints the keys.
+KEY_ORDER = ('vlan_id', 'vlan_prio', 'vlan_ethtype', 'dst_mac', 'src_mac',
+             'eth_type', 'ip_proto', 'ip_tos', 'ip_tos_mask', 'ip_ttl',
+             'ip_ttl_mask', 'dst_ip', 'src_ip', 'dst_port', 'dst_port_mask',
+             'src_port', 'src_port_mask', 'tcp_flags', 'icmp_type',
+             'icmp_code', 'arp_sip', 'arp_tip', 'arp_op', 'arp_sha',
+             'arp_tha')
+
+
+def compact(data):
+    """JSON as tc -j writes it."""
+    return json.dumps(data, separators=(',', ':'))
+
+
+def rx(text):
+    """`text` as a regular expression that matches it literally (unlike
+    re.escape, leaves spaces alone: easier to read in the JSON)."""
+    return re.sub(r'([\\.^$*+?{}\[\]|()])', r'\\\1', text)
+
+
+def whole(text):
+    """A matchPattern that matches exactly `text`, the entire output."""
+    return r'\A' + rx(text) + r'\s*\Z'
+
+
+# --- the keys: one constructor per kind of match ------------------------------
+class Match:
+    """One match of a filter: its tc words, the keys tc -j prints for it,
+    and the TCA_FLOWER_* attributes the kernel dumps ($FLNL show names)."""
+
+    def __init__(self, tc, keys=(), attrs=(), options=()):
+        self.tc = tc
+        self.keys = dict(keys)
+        self.attrs = dict(attrs)
+        self.options = dict(options)    # outside "keys" (indev)
+
+
+def mac_mask(bits):
+    value = (1 << 48) - (1 << (48 - bits))
+    return ':'.join('%02x' % b for b in value.to_bytes(6, 'big'))
+
+
+def mac(word, addr, mask=None):
+    """dst_mac, src_mac, arp_sha, arp_tha; mask: prefix bits or a MAC."""
+    attr = {'dst_mac': 'ETH_DST', 'src_mac': 'ETH_SRC',
+            'arp_sha': 'ARP_SHA', 'arp_tha': 'ARP_THA'}[word]
+    text, attrs = addr, {attr: addr, attr + '_MASK': mac_mask(48)}
+    if mask is not None:
+        text = '%s/%s' % (addr, mask)
+        attrs[attr + '_MASK'] = mac_mask(mask) if isinstance(mask, int) \
+            else mask
+    return Match('%s %s' % (word, text), {word: text}, attrs)
+
+
+def ip_mask(plen, v6):
+    size = 128 if v6 else 32
+    value = (1 << size) - (1 << (size - plen))
+    if not v6:
+        return '.'.join(str(b) for b in value.to_bytes(4, 'big'))
+    import ipaddress
+    return str(ipaddress.IPv6Address(value))
+
+
+def ip(word, addr, plen=None):
+    """src_ip/dst_ip (IPv4 or IPv6 by the address), arp_sip/arp_tip."""
+    v6 = ':' in addr
+    if word.startswith('arp'):
+        attr = 'ARP_' + word[4:].upper()
+    else:
+        attr = '%s_%s' % ('IPV6' if v6 else 'IPV4', word[:3].upper())
+    text, attrs = addr, {attr: addr, attr + '_MASK': ip_mask(
+        128 if v6 else 32, v6)}
+    shown = addr
+    if plen is not None:
+        text = '%s/%d' % (addr, plen)
+        attrs[attr + '_MASK'] = ip_mask(plen, v6)
+        if plen < (128 if v6 else 32):      # tc prints no /32 (/128)
+            shown = text
+    return Match('%s %s' % (word, text), {word: shown}, attrs)
+
+
+IP_PROTO = {'tcp': 6, 'udp': 17, 'sctp': 132, 'icmp': 1, 'icmpv6': 58}
+
+
+def ip_proto(name):
+    """ip_proto tcp|udp|sctp|icmp|icmpv6, or a number in hex."""
+    num = IP_PROTO.get(name, None)
+    shown = name if num else '%02x' % int(name, 16)
+    return Match('ip_proto ' + name, {'ip_proto': shown},
+                 {'IP_PROTO': num or int(name, 16)})
+
+
+def u8(word, value, mask=None):
+    """ip_tos / ip_ttl: printed as a number, the mask in hex."""
+    attr = {'ip_tos': 'IP_TOS', 'ip_ttl': 'IP_TTL'}[word]
+    keys, attrs = {word: value}, {attr: value, attr + '_MASK': 0xff}
+    text = '%s %s' % (word, value)
+    if mask is not None:
+        text += '/0x%x' % mask
+        keys[word + '_mask'] = '%x' % mask
+        attrs[attr + '_MASK'] = mask
+    return Match(text, keys, attrs)
+
+
+def port(word, l4, value, mask=None):
+    """dst_port/src_port of the tcp, udp or sctp given by ip_proto."""
+    attr = '%s_%s' % (l4.upper(), word[:3].upper())
+    keys, attrs = {word: value}, {attr: value, attr + '_MASK': 0xffff}
+    text = '%s %d' % (word, value)
+    if mask is not None:
+        text += '/0x%x' % mask
+        keys[word + '_mask'] = '%x' % mask
+        attrs[attr + '_MASK'] = mask
+    return Match(text, keys, attrs)
+
+
+def tcp_flags(value, mask=None):
+    """tc sends the 12-bit mask 0xfff when none is given."""
+    shown = '0x%x/%x' % (value, 0xfff if mask is None else mask)
+    text = 'tcp_flags 0x%x' % value + ('' if mask is None else '/0x%x' % mask)
+    return Match(text, {'tcp_flags': shown},
+                 {'TCP_FLAGS': value, 'TCP_FLAGS_MASK':
+                  0xfff if mask is None else mask})
+
+
+def icmp(word, v6, value, mask=None):
+    """ICMP type/code (tc's words "type" and "code")."""
+    attr = 'ICMPV%d_%s' % (6 if v6 else 4, word.upper())
+    text = '%s %d' % (word, value) + ('' if mask is None else '/%d' % mask)
+    keys = {'icmp_' + word: str(value) + ('' if mask is None
+                                          else '/%d' % mask)}
+    attrs = {attr: value, attr + '_MASK': 0xff if mask is None else mask}
+    return Match(text, keys, attrs)
+
+
+ARP_OPS = {'request': 1, 'reply': 2}
+
+
+def arp_op(op, mask=None):
+    num = ARP_OPS.get(op) or int(op)
+    text = 'arp_op %s' % op + ('' if mask is None else '/%d' % mask)
+    shown = op if mask is None else '%d/%d' % (num, mask)
+    attrs = {'ARP_OP': num, 'ARP_OP_MASK': 0xff if mask is None else mask}
+    return Match(text, {'arp_op': shown}, attrs)
+
+
+def vlan_id(vid):
+    return Match('vlan_id %d' % vid, {'vlan_id': vid}, {'VLAN_ID': vid})
+
+
+def vlan_prio(prio):
+    return Match('vlan_prio %d' % prio, {'vlan_prio': prio},
+                 {'VLAN_PRIO': prio})
+
+
+def vlan_ethtype(name):
+    num = {'ip': 0x0800, 'ipv6': 0x86dd, 'arp': 0x0806}[name]
+    return Match('vlan_ethtype ' + name, {'vlan_ethtype': name},
+                 {'VLAN_ETH_TYPE': num})
+
+
+def indev(dev):
+    return Match('indev ' + dev, options={'indev': dev},
+                 attrs={'INDEV': dev})
+
+
+# --- packets (scapy expressions) ----------------------------------------------
+def _fields(fields):
+    return ','.join('%s=%r' % item for item in fields.items())
+
+
+def ether(dst=DST_MAC, src=SRC_MAC, **fields):
+    return 'Ether(%s)' % _fields(dict(dst=dst, src=src, **fields))
+
+
+def layer(name, **fields):
+    return '%s(%s)' % (name, _fields(fields))
+
+
+def udp(sport=1000, dport=2000):
+    return layer('UDP', sport=sport, dport=dport)
+
+
+def ip4(l4=None, eth=None, **fields):
+    fields = dict(dict(src='10.2.0.1', dst='10.1.0.1'), **fields)
+    return '/'.join([eth or ether(), layer('IP', **fields), l4 or udp()])
+
+
+def ip6(l4=None, eth=None, **fields):
+    fields = dict(dict(src='2001:db8:2::1', dst='2001:db8:1::1'), **fields)
+    return '/'.join([eth or ether(), layer('IPv6', **fields), l4 or udp()])
+
+
+def arp_pkt(eth_type=None, **fields):
+    fields = dict(dict(op=1, hwsrc=SRC_MAC, psrc='10.0.0.1',
+                       hwdst='00:00:00:00:00:00', pdst='10.0.0.2'), **fields)
+    eth = ether(dst='ff:ff:ff:ff:ff:ff') if eth_type is None else \
+        ether(dst='ff:ff:ff:ff:ff:ff', type=eth_type)
+    return eth + '/' + layer('ARP', **fields)
+
+
+def dot1q(inner=None, tpid=None, **tag):
+    """A frame with one VLAN tag (802.1Q, or 802.1ad with tpid)."""
+    tag = dict(dict(vlan=10), **tag)
+    name = 'Dot1AD' if tpid == 0x88a8 else 'Dot1Q'
+    return '/'.join([ether(), layer(name, **tag),
+                     inner or layer('IP', src='10.2.0.1', dst='10.1.0.1'),
+                     udp()])
+
+
+def raw_frame(eth_type, size=32):
+    return '%s/Raw(load=b%r)' % (ether(type=eth_type), 'x' * size)
+
+
+_SCAPY = None
+
+
+def ingress_bytes(packet):
+    """What an action at $DEV1's ingress counts for `packet`: the frame
+    without its Ethernet header (and without the outer VLAN tag, which
+    the receive path moves out of the frame)."""
+    global _SCAPY
+    if _SCAPY is None:
+        import scapy.all
+        _SCAPY = vars(scapy.all)
+    frame = eval(packet, _SCAPY)
+    size = len(frame) - ETH_HLEN
+    if frame.type in (0x8100, 0x88a8):
+        size -= VLAN_HLEN
+    return size
+
+
+def frame_bytes(packet):
+    global _SCAPY
+    ingress_bytes(packet)           # imports scapy
+    return len(eval(packet, _SCAPY))
+
+
+# --- the key catalogue --------------------------------------------------------
+class Variant:
+    """A filter's protocol and matches, another value with the same mask
+    (alt), packets that match (hit) and that do not (miss)."""
+
+    def __init__(self, family, label, proto, matches, alt, hit, miss,
+                 setup=(), tc_prints=True):
+        self.family, self.label, self.proto = family, label, proto
+        self.matches, self.alt = matches, alt
+        self.hit, self.miss = hit, miss
+        self.setup = list(setup)
+        # tc 6.1 prints IP addresses and ICMP keys only when eth_type is
+        # ip/ipv6: not for a VLAN filter's inner ones
+        self.tc_prints = tc_prints
+
+    @property
+    def title(self):
+        return '%s (%s)' % (self.label, self.family)
+
+    def words(self, alt=False):
+        return ' '.join(m.tc for m in (self.alt if alt else self.matches))
+
+    def keys(self, alt=False):
+        found = {}
+        if self.proto in ETH_TYPE_KEY:
+            found['eth_type'] = ETH_TYPE_KEY[self.proto]
+        for m in self.alt if alt else self.matches:
+            found.update(m.keys)
+        return {k: found[k] for k in KEY_ORDER if k in found}
+
+    def options(self, handle, alt=False):
+        """The "options" of tc -j filter show for the filter."""
+        opts = {'handle': handle}
+        for m in self.alt if alt else self.matches:
+            opts.update(m.options)
+        opts['keys'] = self.keys(alt)
+        opts['not_in_hw'] = True
+        return opts
+
+    def attrs(self, alt=False):
+        """The attributes the kernel dumps, as $FLNL show names them."""
+        found = {}
+        if self.proto in ETH_TYPE_NUM:
+            found['TCA_FLOWER_KEY_ETH_TYPE'] = ETH_TYPE_NUM[self.proto]
+        for m in self.alt if alt else self.matches:
+            for name, value in m.attrs.items():
+                found[('TCA_FLOWER_' if name == 'INDEV' else
+                       'TCA_FLOWER_KEY_') + name] = value
+        found['TCA_FLOWER_FLAGS'] = 8           # TCA_CLS_FLAGS_NOT_IN_HW
+        return found
+
+    def masked(self):
+        return any('/' in m.tc for m in self.matches)
+
+
+def V(*args, **kwargs):
+    return Variant(*args, **kwargs)
+
+
+def _cat():
+    """The catalogue, family by family."""
+    eth, v4, v6, l4 = [], [], [], []
+    # --- Ethernet addresses and type
+    for word, other in (('dst_mac', 'dst'), ('src_mac', 'src')):
+        def frame(addr, other=other):
+            return raw_frame(0x88b5) if addr is None else \
+                raw_frame(0x88b5).replace(
+                    "%s=%r" % (other, DST_MAC if other == 'dst' else SRC_MAC),
+                    "%s=%r" % (other, addr))
+        eth += [
+            V('eth', word + ' exact', 'all',
+              [mac(word, '02:00:00:00:aa:01')],
+              [mac(word, '02:00:00:00:aa:02')],
+              [frame('02:00:00:00:aa:01')], [frame('02:00:00:00:aa:03')]),
+            V('eth', word + ' /40 prefix', 'all',
+              [mac(word, '02:00:00:00:ab:00', 40)],
+              [mac(word, '02:00:00:00:ac:00', 40)],
+              [frame('02:00:00:00:ab:00'), frame('02:00:00:00:ab:7f')],
+              [frame('02:00:00:00:ad:00')]),
+            V('eth', word + ' non-contiguous mask', 'all',
+              [mac(word, '02:00:00:00:00:0c', 'ff:ff:00:00:00:ff')],
+              [mac(word, '02:00:00:00:00:0d', 'ff:ff:00:00:00:ff')],
+              [frame('02:00:12:34:56:0c'), frame('02:00:00:00:00:0c')],
+              [frame('02:00:00:00:00:0e'), frame('02:01:00:00:00:0c')]),
+        ]
+    eth += [
+        V('eth', 'dst_mac and src_mac over IPv4', 'ip',
+          [mac('dst_mac', '02:00:00:00:bb:01'),
+           mac('src_mac', '02:00:00:00:bb:02')],
+          [mac('dst_mac', '02:00:00:00:bb:03'),
+           mac('src_mac', '02:00:00:00:bb:04')],
+          [ip4(eth=ether('02:00:00:00:bb:01', '02:00:00:00:bb:02'))],
+          [ip4(eth=ether('02:00:00:00:bb:01', '02:00:00:00:bb:04')),
+           ip4(eth=ether('02:00:00:00:bb:03', '02:00:00:00:bb:02'))]),
+        V('eth', 'eth_type 0x88b5 alone', '0x88b5', [], [],
+          [raw_frame(0x88b5)], [raw_frame(0x88b6)]),
+        V('eth', 'indev with src_mac', 'all',
+          [indev('flin0'), mac('src_mac', '02:00:00:00:cc:01')],
+          [indev('flin0'), mac('src_mac', '02:00:00:00:cc:02')],
+          [], [], setup=['$IP link add flin0 type dummy']),
+    ]
+    # --- IPv4 addresses
+    v4 += [
+        V('ipv4', 'dst_ip exact', 'ip', [ip('dst_ip', '10.1.0.1')],
+          [ip('dst_ip', '10.1.0.2')],
+          [ip4(dst='10.1.0.1')], [ip4(dst='10.1.0.3')]),
+        V('ipv4', 'dst_ip /24', 'ip', [ip('dst_ip', '10.1.0.0', 24)],
+          [ip('dst_ip', '10.1.7.0', 24)],
+          [ip4(dst='10.1.0.1'), ip4(dst='10.1.0.254')],
+          [ip4(dst='10.1.1.1')]),
+        V('ipv4', 'dst_ip /8', 'ip', [ip('dst_ip', '10.0.0.0', 8)],
+          [ip('dst_ip', '11.0.0.0', 8)],
+          [ip4(dst='10.200.3.4')], [ip4(dst='12.0.0.1')]),
+        V('ipv4', 'dst_ip /27 with host bits in the key', 'ip',
+          [ip('dst_ip', '10.1.0.33', 27)], [ip('dst_ip', '10.1.0.65', 27)],
+          [ip4(dst='10.1.0.63'), ip4(dst='10.1.0.32')],
+          [ip4(dst='10.1.0.64')]),
+        V('ipv4', 'src_ip exact', 'ip', [ip('src_ip', '192.168.7.1')],
+          [ip('src_ip', '192.168.7.2')],
+          [ip4(src='192.168.7.1')], [ip4(src='192.168.7.3')]),
+        V('ipv4', 'src_ip /16', 'ip', [ip('src_ip', '192.168.0.0', 16)],
+          [ip('src_ip', '192.169.0.0', 16)],
+          [ip4(src='192.168.44.1')], [ip4(src='192.170.0.1')]),
+        V('ipv4', 'src_ip and dst_ip exact', 'ip',
+          [ip('dst_ip', '10.1.0.2'), ip('src_ip', '10.2.0.2')],
+          [ip('dst_ip', '10.1.0.3'), ip('src_ip', '10.2.0.3')],
+          [ip4(src='10.2.0.2', dst='10.1.0.2')],
+          [ip4(src='10.2.0.3', dst='10.1.0.2'),
+           ip4(src='10.2.0.2', dst='10.1.0.3')]),
+        V('ipv4', 'src_ip /12 and dst_ip /28', 'ip',
+          [ip('dst_ip', '10.9.9.0', 28), ip('src_ip', '172.16.0.0', 12)],
+          [ip('dst_ip', '10.9.9.16', 28), ip('src_ip', '172.32.0.0', 12)],
+          [ip4(src='172.31.1.1', dst='10.9.9.15')],
+          [ip4(src='172.31.1.1', dst='10.9.9.16'),
+           ip4(src='172.15.1.1', dst='10.9.9.1')]),
+    ]
+    # --- IPv6 addresses
+    v6 += [
+        V('ipv6', 'dst_ip exact', 'ipv6', [ip('dst_ip', '2001:db8:1::1')],
+          [ip('dst_ip', '2001:db8:1::2')],
+          [ip6(dst='2001:db8:1::1')], [ip6(dst='2001:db8:1::3')]),
+        V('ipv6', 'dst_ip /64', 'ipv6',
+          [ip('dst_ip', '2001:db8:1:1::', 64)],
+          [ip('dst_ip', '2001:db8:1:2::', 64)],
+          [ip6(dst='2001:db8:1:1::1'), ip6(dst='2001:db8:1:1:ffff::9')],
+          [ip6(dst='2001:db8:1:3::1')]),
+        V('ipv6', 'dst_ip /48', 'ipv6', [ip('dst_ip', '2001:db8:5::', 48)],
+          [ip('dst_ip', '2001:db8:6::', 48)],
+          [ip6(dst='2001:db8:5:77::1')], [ip6(dst='2001:db8:7::1')]),
+        V('ipv6', 'dst_ip /120 with host bits in the key', 'ipv6',
+          [ip('dst_ip', '2001:db8::1:1', 120)],
+          [ip('dst_ip', '2001:db8::2:1', 120)],
+          [ip6(dst='2001:db8::1:ff')], [ip6(dst='2001:db8::2:1')]),
+        V('ipv6', 'src_ip exact', 'ipv6', [ip('src_ip', '2001:db8:2::7')],
+          [ip('src_ip', '2001:db8:2::8')],
+          [ip6(src='2001:db8:2::7')], [ip6(src='2001:db8:2::9')]),
+        V('ipv6', 'src_ip /8', 'ipv6', [ip('src_ip', 'fd00::', 8)],
+          [ip('src_ip', 'fc00::', 8)],
+          [ip6(src='fd12:3456::1')], [ip6(src='fe80::1')]),
+        V('ipv6', 'src_ip /56 and dst_ip exact', 'ipv6',
+          [ip('dst_ip', '2001:db8:1::5'), ip('src_ip', '2001:db8:2::', 56)],
+          [ip('dst_ip', '2001:db8:1::6'), ip('src_ip', '2001:db8:3::', 56)],
+          [ip6(src='2001:db8:2:ff::1', dst='2001:db8:1::5')],
+          [ip6(src='2001:db8:2:100::1', dst='2001:db8:1::5'),
+           ip6(src='2001:db8:2::1', dst='2001:db8:1::6')]),
+    ]
+    # --- ip_proto (an ICMPv6-only filter would count the guest's own
+    # neighbour discovery and MLD frames: it has no packets)
+    tcp4 = layer('TCP', sport=1000, dport=2000)
+    ipp = []
+    for proto, pkt in (('ip', ip4), ('ipv6', ip6)):
+        ipp += [
+            V('ip_proto', proto + ' ip_proto tcp', proto,
+              [ip_proto('tcp')], [ip_proto('udp')],
+              [pkt(l4=tcp4)], [pkt(), pkt(l4=layer('SCTP', sport=1,
+                                                   dport=2))]),
+            V('ip_proto', proto + ' ip_proto udp', proto,
+              [ip_proto('udp')], [ip_proto('sctp')],
+              [pkt()], [pkt(l4=tcp4)]),
+            V('ip_proto', proto + ' ip_proto sctp', proto,
+              [ip_proto('sctp')], [ip_proto('tcp')],
+              [pkt(l4=layer('SCTP', sport=1, dport=2))], [pkt()]),
+        ]
+    ipp += [
+        V('ip_proto', 'ip ip_proto icmp', 'ip', [ip_proto('icmp')],
+          [ip_proto('tcp')], [ip4(l4=layer('ICMP'))], [ip4(l4=tcp4)]),
+        V('ip_proto', 'ip ip_proto 0x59 (OSPF) by number', 'ip',
+          [ip_proto('59')], [ip_proto('58')],
+          [ip4(l4=layer('Raw', load=b'ospf'), proto=89)],
+          [ip4(), ip4(l4=layer('Raw', load=b'eigrp'), proto=88)]),
+        # the outer header decides, as in stock flower (which dissects
+        # with FLOW_DISSECTOR_F_STOP_BEFORE_ENCAP): the GRE-encapsulated
+        # UDP inside must not make the frame look like UDP
+        V('ip_proto', 'ip ip_proto 0x2f (GRE) on an IPv4-in-GRE frame', 'ip',
+          [ip_proto('2f')], [ip_proto('2e')],
+          [ip4(l4=layer('GRE', proto=0x0800) + '/' + layer(
+              'IP', src='192.0.2.1', dst='192.0.2.2') + '/' + udp())],
+          [ip4()]),
+        V('ip_proto', 'ipv6 ip_proto icmpv6', 'ipv6', [ip_proto('icmpv6')],
+          [ip_proto('udp')], [], []),
+    ]
+    # --- ports
+    for l4name in ('tcp', 'udp', 'sctp'):
+        def seg(sport=1000, dport=2000, l4name=l4name):
+            return layer(l4name.upper(), sport=sport, dport=dport)
+        for word in ('dst_port', 'src_port'):
+            def pk(v, word=word, seg=seg, pkt=ip4):
+                return pkt(l4=seg(**{word[:1] + 'port': v}))
+            l4 += [
+                V('ports', '%s %s exact' % (l4name, word), 'ip',
+                  [ip_proto(l4name), port(word, l4name, 80)],
+                  [ip_proto(l4name), port(word, l4name, 443)],
+                  [pk(80)], [pk(81), pk(443)]),
+                V('ports', '%s %s masked 0x1000/0xff00' % (l4name, word),
+                  'ip', [ip_proto(l4name), port(word, l4name, 0x1000,
+                                                0xff00)],
+                  [ip_proto(l4name), port(word, l4name, 0x2000, 0xff00)],
+                  [pk(0x1000), pk(0x10ff)], [pk(0x1100), pk(0x2000)]),
+            ]
+    l4 += [
+        V('ports', 'ipv6 tcp dst_port exact', 'ipv6',
+          [ip_proto('tcp'), port('dst_port', 'tcp', 22)],
+          [ip_proto('tcp'), port('dst_port', 'tcp', 23)],
+          [ip6(l4=layer('TCP', dport=22))],
+          [ip6(l4=layer('TCP', dport=23)), ip6(l4=layer('UDP', dport=22))]),
+        V('ports', 'ipv6 udp src_port masked', 'ipv6',
+          [ip_proto('udp'), port('src_port', 'udp', 0x4000, 0xf000)],
+          [ip_proto('udp'), port('src_port', 'udp', 0x5000, 0xf000)],
+          [ip6(l4=layer('UDP', sport=0x4abc))],
+          [ip6(l4=layer('UDP', sport=0x5abc))]),
+        V('ports', 'ipv6 sctp src_port and dst_port', 'ipv6',
+          [ip_proto('sctp'), port('dst_port', 'sctp', 3868),
+           port('src_port', 'sctp', 5000)],
+          [ip_proto('sctp'), port('dst_port', 'sctp', 3869),
+           port('src_port', 'sctp', 5001)],
+          [ip6(l4=layer('SCTP', sport=5000, dport=3868))],
+          [ip6(l4=layer('SCTP', sport=5001, dport=3868))]),
+        V('ports', 'tcp src_port and dst_port', 'ip',
+          [ip_proto('tcp'), port('dst_port', 'tcp', 8080),
+           port('src_port', 'tcp', 40000)],
+          [ip_proto('tcp'), port('dst_port', 'tcp', 8081),
+           port('src_port', 'tcp', 40001)],
+          [ip4(l4=layer('TCP', sport=40000, dport=8080))],
+          [ip4(l4=layer('TCP', sport=40000, dport=8081)),
+           ip4(l4=layer('TCP', sport=40001, dport=8080))]),
+    ]
+    # --- TOS / TTL
+    tos = [
+        V('tos_ttl', 'ip ip_tos exact', 'ip', [u8('ip_tos', 16)],
+          [u8('ip_tos', 32)], [ip4(tos=16)], [ip4(tos=20), ip4(tos=32)]),
+        V('tos_ttl', 'ip ip_tos masked', 'ip', [u8('ip_tos', 32, 0xe0)],
+          [u8('ip_tos', 64, 0xe0)], [ip4(tos=0x20), ip4(tos=0x3f)],
+          [ip4(tos=0x40)]),
+        V('tos_ttl', 'ip ip_ttl exact', 'ip', [u8('ip_ttl', 64)],
+          [u8('ip_ttl', 65)], [ip4(ttl=64)], [ip4(ttl=63)]),
+        V('tos_ttl', 'ip ip_ttl masked', 'ip', [u8('ip_ttl', 64, 0xf0)],
+          [u8('ip_ttl', 128, 0xf0)], [ip4(ttl=64), ip4(ttl=79)],
+          [ip4(ttl=80)]),
+        V('tos_ttl', 'ipv6 ip_tos (traffic class) exact', 'ipv6',
+          [u8('ip_tos', 40)], [u8('ip_tos', 48)], [ip6(tc=40)],
+          [ip6(tc=41)]),
+        V('tos_ttl', 'ipv6 ip_tos masked', 'ipv6',
+          [u8('ip_tos', 128, 0xc0)], [u8('ip_tos', 64, 0xc0)],
+          [ip6(tc=0x80), ip6(tc=0xbf)], [ip6(tc=0x40)]),
+        V('tos_ttl', 'ipv6 ip_ttl (hop limit) exact', 'ipv6',
+          [u8('ip_ttl', 77)], [u8('ip_ttl', 78)], [ip6(hlim=77)],
+          [ip6(hlim=76)]),
+        V('tos_ttl', 'ip ip_tos and ip_ttl', 'ip',
+          [u8('ip_tos', 8), u8('ip_ttl', 32)],
+          [u8('ip_tos', 4), u8('ip_ttl', 33)],
+          [ip4(tos=8, ttl=32)], [ip4(tos=8, ttl=33), ip4(tos=4, ttl=32)]),
+    ]
+    # --- TCP flags
+    def tcp(flags, pkt=ip4):
+        return pkt(l4=layer('TCP', sport=1000, dport=2000, flags=flags))
+    tf = [
+        V('tcp_flags', 'ip tcp_flags SYN (default mask 0xfff)', 'ip',
+          [ip_proto('tcp'), tcp_flags(0x2)], [ip_proto('tcp'),
+                                               tcp_flags(0x12)],
+          [tcp('S')], [tcp('SA'), tcp('A')]),
+        V('tcp_flags', 'ip tcp_flags ACK without SYN (mask 0x12)', 'ip',
+          [ip_proto('tcp'), tcp_flags(0x10, 0x12)],
+          [ip_proto('tcp'), tcp_flags(0x02, 0x12)],
+          [tcp('A'), tcp('PA')], [tcp('SA'), tcp('S')]),
+        V('tcp_flags', 'ipv6 tcp_flags FIN (mask 0x1)', 'ipv6',
+          [ip_proto('tcp'), tcp_flags(0x1, 0x1)],
+          [ip_proto('tcp'), tcp_flags(0x0, 0x1)],
+          [tcp('FA', ip6)], [tcp('A', ip6)]),
+    ]
+    # --- ICMP
+    def icmp4(**f):
+        return ip4(l4=layer('ICMP', **f))
+
+    def icmp6(name, **f):
+        return ip6(l4=layer(name, **f))
+    ic = [
+        V('icmp', 'icmp type 8', 'ip',
+          [ip_proto('icmp'), icmp('type', False, 8)],
+          [ip_proto('icmp'), icmp('type', False, 0)],
+          [icmp4(type=8)], [icmp4(type=0), icmp4(type=13)]),
+        V('icmp', 'icmp type 3 code 3', 'ip',
+          [ip_proto('icmp'), icmp('type', False, 3),
+           icmp('code', False, 3)],
+          [ip_proto('icmp'), icmp('type', False, 3),
+           icmp('code', False, 1)],
+          [icmp4(type=3, code=3)],
+          [icmp4(type=3, code=1), icmp4(type=11, code=3)]),
+        V('icmp', 'icmp code 1 alone', 'ip',
+          [ip_proto('icmp'), icmp('code', False, 1)],
+          [ip_proto('icmp'), icmp('code', False, 2)],
+          [icmp4(type=3, code=1), icmp4(type=11, code=1)],
+          [icmp4(type=3, code=2)]),
+        V('icmp', 'icmp type masked 8/252', 'ip',
+          [ip_proto('icmp'), icmp('type', False, 8, 252)],
+          [ip_proto('icmp'), icmp('type', False, 12, 252)],
+          [icmp4(type=8), icmp4(type=11)], [icmp4(type=12)]),
+        V('icmp', 'icmpv6 type 128 (echo request)', 'ipv6',
+          [ip_proto('icmpv6'), icmp('type', True, 128)],
+          [ip_proto('icmpv6'), icmp('type', True, 129)],
+          [icmp6('ICMPv6EchoRequest')], [icmp6('ICMPv6EchoReply')]),
+        V('icmp', 'icmpv6 type 1 code 4', 'ipv6',
+          [ip_proto('icmpv6'), icmp('type', True, 1),
+           icmp('code', True, 4)],
+          [ip_proto('icmpv6'), icmp('type', True, 1),
+           icmp('code', True, 3)],
+          [icmp6('ICMPv6DestUnreach', code=4)],
+          [icmp6('ICMPv6DestUnreach', code=3)]),
+        V('icmp', 'icmpv6 code masked 1/1', 'ipv6',
+          [ip_proto('icmpv6'), icmp('code', True, 1, 1)],
+          [ip_proto('icmpv6'), icmp('code', True, 0, 1)],
+          [icmp6('ICMPv6DestUnreach', code=1),
+           icmp6('ICMPv6DestUnreach', code=3)],
+          [icmp6('ICMPv6DestUnreach', code=4)]),
+    ]
+    # --- ARP / RARP
+    ar = [
+        V('arp', 'arp_op request', 'arp', [arp_op('request')],
+          [arp_op('reply')], [arp_pkt(op=1)], [arp_pkt(op=2)]),
+        V('arp', 'arp_op reply', 'arp', [arp_op('reply')],
+          [arp_op('request')], [arp_pkt(op=2)], [arp_pkt(op=1)]),
+        V('arp', 'arp_op masked 1/1', 'arp', [arp_op('1', 1)],
+          [arp_op('0', 1)], [arp_pkt(op=1)], [arp_pkt(op=2)]),
+        V('arp', 'arp_sip exact', 'arp', [ip('arp_sip', '10.0.0.1')],
+          [ip('arp_sip', '10.0.0.5')], [arp_pkt(psrc='10.0.0.1')],
+          [arp_pkt(psrc='10.0.0.9')]),
+        V('arp', 'arp_sip /24', 'arp', [ip('arp_sip', '10.3.3.0', 24)],
+          [ip('arp_sip', '10.3.4.0', 24)], [arp_pkt(psrc='10.3.3.200')],
+          [arp_pkt(psrc='10.3.5.1')]),
+        V('arp', 'arp_tip exact', 'arp', [ip('arp_tip', '10.0.0.254')],
+          [ip('arp_tip', '10.0.0.253')], [arp_pkt(pdst='10.0.0.254')],
+          [arp_pkt(pdst='10.0.0.252')]),
+        V('arp', 'arp_tip /16', 'arp', [ip('arp_tip', '10.4.0.0', 16)],
+          [ip('arp_tip', '10.5.0.0', 16)], [arp_pkt(pdst='10.4.200.1')],
+          [arp_pkt(pdst='10.6.0.1')]),
+        V('arp', 'arp_sha exact', 'arp',
+          [mac('arp_sha', '02:00:00:00:dd:01')],
+          [mac('arp_sha', '02:00:00:00:dd:02')],
+          [arp_pkt(hwsrc='02:00:00:00:dd:01')],
+          [arp_pkt(hwsrc='02:00:00:00:dd:03')]),
+        V('arp', 'arp_sha /24', 'arp',
+          [mac('arp_sha', '02:00:01:00:00:00', 24)],
+          [mac('arp_sha', '02:00:02:00:00:00', 24)],
+          [arp_pkt(hwsrc='02:00:01:12:34:56')],
+          [arp_pkt(hwsrc='02:00:03:00:00:01')]),
+        V('arp', 'arp_tha exact', 'arp',
+          [mac('arp_tha', '02:00:00:00:ee:01')],
+          [mac('arp_tha', '02:00:00:00:ee:02')],
+          [arp_pkt(op=2, hwdst='02:00:00:00:ee:01')],
+          [arp_pkt(op=2, hwdst='02:00:00:00:ee:03')]),
+        V('arp', 'arp_tha non-contiguous mask', 'arp',
+          [mac('arp_tha', '02:00:00:00:00:0f', 'ff:00:00:00:00:ff')],
+          [mac('arp_tha', '02:00:00:00:00:1f', 'ff:00:00:00:00:ff')],
+          [arp_pkt(op=2, hwdst='02:ab:cd:ef:00:0f')],
+          [arp_pkt(op=2, hwdst='02:00:00:00:00:1f')]),
+        V('arp', 'arp request from 10.0.0.1/32 for 10.0.0.0/24', 'arp',
+          [arp_op('request'), ip('arp_sip', '10.7.0.1', 32),
+           ip('arp_tip', '10.7.1.0', 24)],
+          [arp_op('request'), ip('arp_sip', '10.7.0.2', 32),
+           ip('arp_tip', '10.7.1.0', 24)],
+          [arp_pkt(psrc='10.7.0.1', pdst='10.7.1.9')],
+          [arp_pkt(op=2, psrc='10.7.0.1', pdst='10.7.1.9'),
+           arp_pkt(psrc='10.7.0.1', pdst='10.7.2.9')]),
+        V('arp', 'rarp arp_tip', 'rarp', [ip('arp_tip', '10.0.7.0', 24)],
+          [ip('arp_tip', '10.0.8.0', 24)],
+          # the flow dissector takes only opcodes 1 and 2, also in RARP
+          [arp_pkt(eth_type=0x8035, op=1, pdst='10.0.7.7')],
+          [arp_pkt(eth_type=0x8035, op=1, pdst='10.0.9.7'),
+           arp_pkt(op=1, pdst='10.0.7.7')]),
+    ]
+    # --- VLAN
+    vl = [
+        V('vlan', '802.1q vlan_id', '802.1q', [vlan_id(10)], [vlan_id(11)],
+          [dot1q(vlan=10)], [dot1q(vlan=11), ip4()]),
+        V('vlan', '802.1q vlan_prio', '802.1q', [vlan_prio(5)],
+          [vlan_prio(4)], [dot1q(vlan=1, prio=5)], [dot1q(vlan=1, prio=4)]),
+        V('vlan', '802.1q vlan_id and vlan_prio', '802.1q',
+          [vlan_id(100), vlan_prio(3)], [vlan_id(101), vlan_prio(2)],
+          [dot1q(vlan=100, prio=3)],
+          [dot1q(vlan=100, prio=2), dot1q(vlan=101, prio=3)]),
+        V('vlan', '802.1q vlan_id 4095', '802.1q', [vlan_id(4095)],
+          [vlan_id(4094)], [dot1q(vlan=4095)], [dot1q(vlan=4094)]),
+        V('vlan', '802.1q vlan_ethtype ipv6', '802.1q',
+          [vlan_ethtype('ipv6')], [vlan_ethtype('arp')],
+          [dot1q(inner=layer('IPv6', src='2001:db8:2::1',
+                             dst='2001:db8:1::1'))],
+          [dot1q()]),
+        V('vlan', '802.1q vlan_id with vlan_ethtype ip and dst_ip', '802.1q',
+          [vlan_id(20), vlan_ethtype('ip'), ip('dst_ip', '10.1.0.5')],
+          [vlan_id(21), vlan_ethtype('ip'), ip('dst_ip', '10.1.0.5')],
+          [dot1q(vlan=20, inner=layer('IP', src='10.2.0.1',
+                                      dst='10.1.0.5'))],
+          [dot1q(vlan=20, inner=layer('IP', src='10.2.0.1',
+                                      dst='10.1.0.6')),
+           dot1q(vlan=21, inner=layer('IP', src='10.2.0.1',
+                                      dst='10.1.0.5'))],
+          tc_prints=False),
+        V('vlan', '802.1ad vlan_id', '802.1ad', [vlan_id(30)],
+          [vlan_id(31)], [dot1q(vlan=30, tpid=0x88a8)],
+          [dot1q(vlan=31, tpid=0x88a8), dot1q(vlan=30)]),
+        V('vlan', '802.1ad vlan_prio and vlan_ethtype ip', '802.1ad',
+          [vlan_prio(7), vlan_ethtype('ip')],
+          [vlan_prio(6), vlan_ethtype('ip')],
+          [dot1q(vlan=3, prio=7, tpid=0x88a8)],
+          [dot1q(vlan=3, prio=6, tpid=0x88a8)]),
+    ]
+    return eth + v4 + v6 + ipp + l4 + tos + tf + ic + ar + vl
+
+
+KEYS = _cat()
+FAMILIES = sorted({v.family for v in KEYS})
+
+
+def representatives():
+    """One variant per family, protocol, set of key words and
+    masked-or-not: the replace and delete themes need no more."""
+    seen, found = set(), []
+    for v in KEYS:
+        if not v.tc_prints or v.words(alt=True) == v.words():
+            continue
+        sig = (v.family, v.proto, tuple(sorted(m.tc.split()[0]
+                                                for m in v.matches)),
+               v.masked())
+        if sig not in seen:
+            seen.add(sig)
+            found.append(v)
+    return found
+
+
+# --- building cases -------------------------------------------------------------
+class Corpus:
+    def __init__(self):
+        self.themes = collections.OrderedDict()     # theme -> [case]
+        self.names = set()
+
+    def case(self, theme, name, cmd, exp=0, setup=(), verify=None,
+             pattern=None, count=1, match_json=None, scapy=None,
+             teardown=(), ingress=True, timeout=None):
+        """A case on $DEV1's ingress qdisc (ingress=False: the setup
+        makes its own qdiscs).  The setup commands run as one command line
+        (joined by &&): each command costs a netns exec and a shell, which
+        is slow in the emulated guest.  No teardown is needed for what is
+        inside the case's namespace: nsPlugin deletes it."""
+        assert name not in self.names, 'duplicate name: ' + name
+        self.names.add(name)
+        case = collections.OrderedDict()
+        case['id'] = None
+        case['name'] = name
+        base, _, family = theme.partition('-')
+        if base in ('keys', 'packets'):         # keys-ipv4 -> keys, ipv4
+            case['category'] = ['filter', 'flower', base, family]
+        else:
+            case['category'] = ['filter', 'flower', theme]
+        if scapy:
+            case['category'].append('scapy')
+        case['plugins'] = {'requires': ['nsPlugin', 'scapyPlugin']
+                           if scapy else 'nsPlugin'}
+        setup = ([INGRESS] if ingress else []) + list(setup)
+        case['setup'] = [' && '.join(setup)] if setup else []
+        case['cmdUnderTest'] = cmd
+        case['expExitCode'] = str(exp)
+        if scapy:
+            case['scapy'] = [
+                {'iface': '$DEV0', 'count': n, 'packet': p}
+                for p, n in scapy]
+        if verify:
+            case['verifyCmd'] = verify
+            if match_json is not None:
+                case['matchJSON'] = match_json
+            else:
+                case['matchPattern'] = pattern
+                case['matchCount'] = str(count)
+        case['teardown'] = list(teardown)
+        if any('$FLNL' in x or 'flowernl' in x for x in (cmd, verify or '')):
+            timeout = timeout or FLNL_TIMEOUT
+        if timeout:
+            case['timeout'] = timeout
+        self.themes.setdefault(theme, []).append(case)
+        return case
+
+    def refused(self, theme, name, cmd, exp, message, setup=(), left=0,
+                **kw):
+        """A command the kernel refuses: exit code `exp` (2 from tc, the
+        errno from $FLNL), `message` on stderr, `left` filters remain.
+        The verify step sends the same tc request again (for $FLNL, which
+        takes seconds to start in the guest, it reads the stderr the
+        command under test left in ERR) and counts the filters."""
+        pattern = r'^Error: %s\.$.*^filters: %d$' % (rx(message),
+                                                   left)
+        if cmd.startswith('$FLNL'):
+            cmd, again = '%s 2>%s' % (cmd, ERR), 'cat ' + ERR
+        else:
+            again = cmd + ' 2>&1'
+        return self.case(theme, name, cmd, exp=exp, setup=setup,
+                         verify='%s; %s' % (again, COUNT),
+                         pattern=pattern, **kw)
+
+    def assign_ids(self, reserved):
+        """Ids from the names, in name order, avoiding `reserved`."""
+        taken = set(reserved)
+        cases = sorted((c for cs in self.themes.values() for c in cs),
+                       key=lambda c: c['name'])
+        for case in cases:
+            salt = 0
+            while True:
+                text = case['name'] + ('#%d' % salt if salt else '')
+                cid = hashlib.sha1(text.encode()).hexdigest()[:4]
+                if cid not in taken:
+                    break
+                salt += 1
+            taken.add(cid)
+            case['id'] = cid
+
+
+def tc_filter(op, proto, words='', prio=1, handle=None, dev='$DEV1',
+              parent='ingress', tail=''):
+    cmd = '$TC filter %s dev %s %s protocol %s prio %d' % (
+        op, dev, parent, proto, prio)
+    if handle is not None:
+        cmd += ' handle %s' % handle
+    cmd += ' flower'
+    for part in (words, tail):
+        if part:
+            cmd += ' ' + part
+    return cmd
+
+
+def flnl(op, proto='ip', attrs=(), raw=(), prio=1, handle=None,
+         eth_type=True, dev='$DEV1'):
+    """A raw request through $FLNL; eth_type: also send
+    TCA_FLOWER_KEY_ETH_TYPE for the protocol, as tc does."""
+    cmd = '$FLNL %s --dev %s --prio %d --protocol %s' % (op, dev, prio,
+                                                          proto)
+    if handle is not None:
+        cmd += ' --handle %s' % handle
+    if eth_type and proto != 'all':
+        cmd += ' --attr eth_type=%s' % proto
+    for item in attrs:
+        cmd += ' --attr ' + item
+    for item in raw:
+        cmd += ' --raw ' + item
+    return cmd
+
+
+def header(proto, prio=1):
+    return {'protocol': PROTO_NAME[proto], 'pref': prio, 'kind': 'flower',
+            'chain': 0}
+
+
+def entry(proto, options, prio=1):
+    return dict(header(proto, prio), options=options)
+
+
+def dump_text(*instances):
+    """The exact tc -j filter show output for instances given as
+    (proto, prio, [options of each filter])."""
+    out = []
+    for proto, prio, filters in instances:
+        out.append(header(proto, prio))
+        out += [entry(proto, opts, prio) for opts in filters]
+    return compact(out)
+
+
+def stats_json(proto, packets, nbytes, prio=1, handle=1, extra=None):
+    """matchJSON: the filter's (first) action counted packets/bytes."""
+    stats = {'bytes': nbytes, 'packets': packets}
+    stats.update(extra or {})
+    return [{'kind': 'flower'},
+            {'protocol': PROTO_NAME[proto], 'pref': prio, 'kind': 'flower',
+             'options': {'handle': handle, 'actions': [{'stats': stats}]}}]
+
+
+# --- themes from the catalogue --------------------------------------------------
+def keys_cases(c):
+    """keys-<family>: a filter with the variant's keys, then a second one
+    with another value under the same mask: both are accepted, and the
+    whole dump is exactly what was given, each key with its mask,
+    nothing else."""
+    for v in KEYS:
+        if not v.tc_prints:
+            continue
+        first = tc_filter('add', v.proto, v.words(), handle=1)
+        if v.words(alt=True) == v.words():
+            c.case('keys-' + v.family,
+                   'Add %s: tc -j filter show gives back exactly its keys'
+                   % v.title, first, setup=v.setup, verify=SHOW,
+                   pattern=whole(dump_text((v.proto, 1, [v.options(1)]))))
+            continue
+        c.case('keys-' + v.family,
+               'Add %s, then another value under the same mask: the dump '
+               'gives back exactly both, key by key' % v.title,
+               tc_filter('add', v.proto, v.words(alt=True), handle=2),
+               setup=v.setup + [first], verify=SHOW,
+               pattern=whole(dump_text((v.proto, 1, [
+                   v.options(1), v.options(2, alt=True)]))))
+
+
+def replace_cases(c):
+    for v in representatives():
+        c.case('replace',
+               'Replace %s with another value of the same mask: the handle '
+               'stays, the keys change' % v.title,
+               tc_filter('replace', v.proto, v.words(alt=True),
+                         handle='0x42'),
+               setup=v.setup + [tc_filter('add', v.proto, v.words(),
+                                          handle='0x42')],
+               verify=SHOW, pattern=whole(dump_text(
+                   (v.proto, 1, [v.options(0x42, alt=True)]))))
+
+
+def delete_cases(c):
+    for v in representatives():
+        c.case('delete',
+               'Delete one of two %s filters by handle: the other stays '
+               'as it was' % v.title,
+               '$TC filter del dev $DEV1 ingress protocol %s prio 1 '
+               'handle 1 flower' % v.proto,
+               setup=v.setup + [
+                   tc_filter('add', v.proto, v.words(), handle=1),
+                   tc_filter('add', v.proto, v.words(alt=True), handle=2)],
+               verify=SHOW, pattern=whole(dump_text(
+                   (v.proto, 1, [v.options(2, alt=True)]))))
+
+
+def flush_cases(c):
+    """delete: flush (delete every filter of the qdisc) with each
+    variant of a family on a prio of its own."""
+    for family in FAMILIES:
+        variants = [v for v in KEYS if v.family == family]
+        setup = []
+        for prio, v in enumerate(variants, 1):
+            setup += [s for s in v.setup if s not in setup]
+            setup.append(tc_filter('add', v.proto, v.words(), prio=prio,
+                                   handle=prio))
+        c.case('delete', 'Flush the %s keys: with %d filters on %d prios, '
+               'deleting every filter of the qdisc leaves nothing'
+               % (family, len(variants), len(variants)),
+               '$TC filter del dev $DEV1 ingress', setup=setup,
+               verify=SHOW, pattern=r'\A\[\]\s*\Z')
+
+
+def get_cases(c):
+    """get: one filter of two, by handle, for the first exact and the
+    first masked variant of each family and protocol."""
+    seen = set()
+    for v in representatives():
+        if (v.family, v.proto, v.masked()) in seen:
+            continue
+        seen.add((v.family, v.proto, v.masked()))
+        get = '$TC -j filter get dev $DEV1 ingress protocol %s prio 1 ' \
+              'handle 0x42 flower' % v.proto
+        c.case('get', 'Get %s by handle 0x42 returns that filter and its '
+               'keys' % v.title, get,
+               setup=v.setup + [
+                   tc_filter('add', v.proto, v.words(alt=True),
+                             handle='0x41'),
+                   tc_filter('add', v.proto, v.words(), handle='0x42')],
+               verify=get,
+               match_json=[{'kind': 'flower', 'options': v.options(0x42)}])
+
+
+def roundtrip_cases(c):
+    """dump-roundtrip: what tc sent comes back from the kernel attribute
+    by attribute, masks included ($FLNL show decodes the netlink dump
+    with pyroute2).  One case per family, each variant on a prio of its
+    own: $FLNL takes seconds to start in the guest."""
+    for family in FAMILIES:
+        variants = [v for v in KEYS if v.family == family]
+        setup, expected = [], []
+        for prio, v in enumerate(variants, 1):
+            setup += [s for s in v.setup if s not in setup]
+            setup.append(tc_filter('add', v.proto, v.words(), prio=prio,
+                                   handle=prio))
+            expected += [{'handle': 0, 'prio': prio},
+                         {'handle': prio, 'prio': prio, 'kind': 'flower',
+                          'protocol': ETH_TYPE_NUM.get(v.proto, 3),
+                          'options': v.attrs()}]
+        last = setup.pop()
+        c.case('dump-roundtrip',
+               'Netlink round trip of the %s keys (%d filters, one per '
+               'prio): the kernel dumps every key attribute with its mask'
+               % (family, len(variants)), last, setup=setup,
+               verify='$FLNL show --dev $DEV1 --protocol 0',
+               match_json=expected)
+
+
+def packet_cases(c):
+    """packets-<family>: the matching frames are counted, exactly, the
+    others not."""
+    for v in KEYS:
+        if not v.hit:
+            continue
+        nbytes = sum(ingress_bytes(p) for p in v.hit)
+        c.case('packets-' + v.family,
+               'Packets: %s counts the %d matching frame(s) and none of '
+               'the %d others' % (v.title, len(v.hit), len(v.miss)),
+               tc_filter('add', v.proto, v.words(), handle=1,
+                         tail='action ok'),
+               setup=v.setup, scapy=[(p, 1) for p in v.hit + v.miss],
+               verify=SHOW_STATS,
+               match_json=stats_json(v.proto, len(v.hit), nbytes))
+
+
+# --- themes written out ---------------------------------------------------------
+def main_themes(c):
+    module_cases(c)
+    add_cases(c)
+    mask_mismatch_cases(c)
+    handle_cases(c)
+    delete_more_cases(c)
+    flag_cases(c)
+    tc_error_cases(c)
+    netlink_error_cases(c)
+    action_cases(c)
+    classid_cases(c)
+    packet_more_cases(c)
+    scale_cases(c)
+
+
+def module_cases(c):
+    c.case('add', 'The cls_flower module answering is ours: its version '
+           'reads seed-6.1', 'cat /sys/module/cls_flower/version',
+           verify='cat /sys/module/cls_flower/version',
+           pattern=r'\Aseed-6\.1\n\Z')
+    c.case('add', 'A flower filter holds a reference on the cls_flower '
+           'module, and that module is ours (seed-6.1)',
+           tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8'),
+           verify='cat /sys/module/cls_flower/version '
+                  '/sys/module/cls_flower/refcnt',
+           pattern=r'\Aseed-6\.1\n[1-9][0-9]*\n\Z')
+
+
+def add_cases(c):
+    c.case('add', 'Add with no key at all on protocol ip: only eth_type is '
+           'dumped', tc_filter('add', 'ip'), verify=SHOW,
+           pattern=whole(dump_text(('ip', 1, [
+               {'handle': 1, 'keys': {'eth_type': 'ipv4'},
+                'not_in_hw': True}]))))
+    c.case('add', 'Add with no key at all on protocol all: the keys are '
+           'empty', tc_filter('add', 'all'), verify=SHOW,
+           pattern=whole(dump_text(('all', 1, [
+               {'handle': 1, 'keys': {}, 'not_in_hw': True}]))))
+    c.case('add', 'Add a zero-length prefix dst_ip 0.0.0.0/0: accepted, '
+           'and a key with an all-zero mask is not dumped',
+           tc_filter('add', 'ip', 'dst_ip 0.0.0.0/0'), verify=SHOW,
+           pattern=whole(dump_text(('ip', 1, [
+               {'handle': 1, 'keys': {'eth_type': 'ipv4'},
+                'not_in_hw': True}]))))
+    every = ('dst_mac 02:00:00:00:00:01 src_mac 02:00:00:00:00:02/24 '
+             'ip_proto tcp ip_tos 0x10/0xf0 ip_ttl 64 '
+             'dst_ip 10.1.0.0/24 src_ip 10.2.0.0/16 '
+             'dst_port 80 src_port 0x4000/0xf000 tcp_flags 0x2/0x12')
+    every_keys = collections.OrderedDict([
+        ('dst_mac', '02:00:00:00:00:01'), ('src_mac', '02:00:00:00:00:02/24'),
+        ('eth_type', 'ipv4'), ('ip_proto', 'tcp'), ('ip_tos', 16),
+        ('ip_tos_mask', 'f0'), ('ip_ttl', 64), ('dst_ip', '10.1.0.0/24'),
+        ('src_ip', '10.2.0.0/16'), ('dst_port', 80),
+        ('src_port', 16384), ('src_port_mask', 'f000'),
+        ('tcp_flags', '0x2/12')])
+    c.case('add', 'Add every IPv4/TCP key at once, some masked: all come '
+           'back', tc_filter('add', 'ip', every, handle=1), verify=SHOW,
+           pattern=whole(dump_text(('ip', 1, [
+               {'handle': 1, 'keys': every_keys, 'not_in_hw': True}]))))
+    c.case('add', 'Add with classid: the dump shows classid 1:5',
+           tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8 classid 1:5', handle=1),
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               {'handle': 1, 'classid': '1:5',
+                'keys': {'eth_type': 'ipv4', 'dst_ip': '10.0.0.0/8'},
+                'not_in_hw': True}]))))
+    c.case('add', 'Add with hw_tc 3: a classid in the hw tc range, dumped '
+           'as hw_tc 3',
+           tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8 hw_tc 3', handle=1),
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               {'handle': 1, 'hw_tc': 3,
+                'keys': {'eth_type': 'ipv4', 'dst_ip': '10.0.0.0/8'},
+                'not_in_hw': True}]))))
+    c.case('add', 'Add on clsact ingress and egress: both dumped with '
+           'their keys',
+           '$TC filter add dev $DEV1 egress protocol ip prio 1 handle 1 '
+           'flower src_ip 10.0.0.0/8',
+           setup=['$TC qdisc add dev $DEV1 clsact',
+                  '$TC filter add dev $DEV1 ingress protocol ip prio 1 '
+                  'handle 1 flower dst_ip 10.0.0.0/8'],
+           ingress=False, verify='$TC -j filter show dev $DEV1 egress',
+           pattern=whole(dump_text(('ip', 1, [
+               {'handle': 1, 'keys': {'eth_type': 'ipv4',
+                                      'src_ip': '10.0.0.0/8'},
+                'not_in_hw': True}]))))
+    c.case('add', 'Add on the egress of a prio qdisc (parent 1:): the '
+           'filter is dumped under that parent',
+           '$TC filter add dev $DUMMY parent 1: protocol ip prio 1 handle 1 '
+           'flower dst_ip 10.0.0.0/8 classid 1:2',
+           setup=['$TC qdisc add dev $DUMMY root handle 1: prio'],
+           ingress=False, verify='$TC -j filter show dev $DUMMY parent 1:',
+           pattern=whole(dump_text(('ip', 1, [
+               {'handle': 1, 'classid': '1:2',
+                'keys': {'eth_type': 'ipv4', 'dst_ip': '10.0.0.0/8'},
+                'not_in_hw': True}]))))
+    c.case('add', 'Filters on ten prios, each with its own mask, all '
+           'dumped in prio order',
+           '$TC -b $BATCH_FILE',
+           setup=["$PYTHON -c 'for i in range(1, 11): print(\"filter add "
+                  "dev $DEV1 ingress protocol ip prio %d handle 1 flower "
+                  "dst_ip 10.0.0.0/%d\" % (i, i + 14))' > $BATCH_FILE"],
+           teardown=['rm -f $BATCH_FILE'], verify=SHOW,
+           pattern=whole(dump_text(*[
+               ('ip', i, [{'handle': 1, 'keys': {
+                   'eth_type': 'ipv4', 'dst_ip': '10.0.0.0/%d' % (i + 14)},
+                   'not_in_hw': True}]) for i in range(1, 11)])))
+    c.case('add', 'Add on a shared block: the filter is dumped on the '
+           'block',
+           '$TC filter add block 7 protocol ip prio 1 handle 1 flower '
+           'dst_ip 10.0.0.0/8',
+           setup=['$TC qdisc add dev $DEV1 ingress_block 7 clsact'],
+           ingress=False, verify='$TC -j filter show block 7',
+           pattern=whole(dump_text(('ip', 1, [
+               {'handle': 1, 'keys': {'eth_type': 'ipv4',
+                                      'dst_ip': '10.0.0.0/8'},
+                'not_in_hw': True}]))))
+    chain3 = {'protocol': 'ip', 'pref': 1, 'kind': 'flower'}
+    c.case('add', 'Add on chain 3: the filter is dumped on that chain',
+           '$TC filter add dev $DEV1 ingress protocol ip prio 1 chain 3 '
+           'handle 1 flower dst_ip 10.0.0.0/8',
+           verify='$TC -j filter show dev $DEV1 ingress chain 3',
+           pattern=whole(compact([chain3, dict(chain3, options={
+               'handle': 1, 'keys': {'eth_type': 'ipv4',
+                                     'dst_ip': '10.0.0.0/8'},
+               'not_in_hw': True})])))
+
+
+def mask_mismatch_cases(c):
+    """One mask per instance: the first filter fixes it."""
+    t = 'mask-mismatch'
+    msg = 'Mask differs from the mask of this flower instance: one mask ' \
+          'per prio'
+    pairs = [
+        ('ip', 'dst_ip 10.1.0.0/24', 'dst_ip 10.1.0.0/16',
+         'dst_ip /24 then /16'),
+        ('ip', 'dst_ip 10.1.0.0/16', 'dst_ip 10.1.0.0/24',
+         'dst_ip /16 then /24'),
+        ('ip', 'dst_ip 10.1.0.0/24', 'dst_ip 10.1.0.1',
+         'dst_ip /24 then an exact dst_ip'),
+        ('ip', 'dst_ip 10.1.0.0/24', 'src_ip 10.1.0.0/24',
+         'dst_ip then src_ip (another key)'),
+        ('ip', 'dst_ip 10.1.0.0/24 src_ip 10.2.0.0/24',
+         'dst_ip 10.3.0.0/24', 'dst_ip+src_ip then dst_ip alone (subset)'),
+        ('ip', 'dst_ip 10.3.0.0/24',
+         'dst_ip 10.1.0.0/24 src_ip 10.2.0.0/24',
+         'dst_ip then dst_ip+src_ip (superset)'),
+        ('ip', '', 'dst_ip 10.1.0.0/24', 'no key then dst_ip'),
+        ('ip', 'dst_ip 10.1.0.0/24', '', 'dst_ip then no key'),
+        ('ipv6', 'dst_ip 2001:db8::/64', 'dst_ip 2001:db8::/48',
+         'IPv6 dst_ip /64 then /48'),
+        ('ipv6', 'src_ip 2001:db8::1', 'src_ip 2001:db8::/127',
+         'IPv6 exact src_ip then /127'),
+        ('all', 'dst_mac 02:00:00:00:00:01/24', 'dst_mac 02:00:00:00:00:01',
+         'dst_mac /24 then exact'),
+        ('all', 'dst_mac 02:00:00:00:00:01', 'src_mac 02:00:00:00:00:01',
+         'dst_mac then src_mac'),
+        ('all', 'dst_mac 02:00:00:00:00:01/ff:00:00:00:00:ff',
+         'dst_mac 02:00:00:00:00:01/ff:00:00:00:00:fe',
+         'dst_mac masks one bit apart'),
+        ('ip', 'ip_proto tcp dst_port 80', 'ip_proto tcp dst_port 80/0xff00',
+         'tcp dst_port exact then masked'),
+        ('ip', 'ip_proto tcp dst_port 80', 'ip_proto tcp src_port 80',
+         'tcp dst_port then src_port'),
+        ('ip', 'ip_proto tcp dst_port 80', 'ip_proto tcp',
+         'tcp dst_port then ip_proto alone'),
+        ('ip', 'ip_proto udp', 'dst_ip 10.0.0.1', 'ip_proto then dst_ip'),
+        ('ip', 'ip_tos 0x10', 'ip_tos 0x10/0xf0', 'ip_tos exact then masked'),
+        ('ip', 'ip_ttl 64/0xf0', 'ip_ttl 64/0xf8', 'ip_ttl two masks'),
+        ('ip', 'ip_proto tcp tcp_flags 0x2/0x2',
+         'ip_proto tcp tcp_flags 0x2/0x12', 'tcp_flags two masks'),
+        ('ip', 'ip_proto icmp type 8', 'ip_proto icmp type 8 code 0',
+         'icmp type then type+code'),
+        ('ipv6', 'ip_proto icmpv6 type 128/240', 'ip_proto icmpv6 type 128',
+         'icmpv6 masked type then exact'),
+        ('arp', 'arp_sip 10.0.0.0/24', 'arp_sip 10.0.0.0/16',
+         'arp_sip /24 then /16'),
+        ('arp', 'arp_op request', 'arp_op request arp_tip 10.0.0.1',
+         'arp_op then arp_op+arp_tip'),
+        ('arp', 'arp_sha 02:00:00:00:00:01', 'arp_tha 02:00:00:00:00:01',
+         'arp_sha then arp_tha'),
+        ('802.1q', 'vlan_id 10', 'vlan_id 10 vlan_prio 1',
+         'vlan_id then vlan_id+vlan_prio'),
+        ('802.1q', 'vlan_prio 1', 'vlan_ethtype ip', 'vlan_prio then '
+         'vlan_ethtype'),
+        ('ip', 'dst_ip 10.0.0.0/8', 'dst_ip 10.0.0.0/8 skip_hw '
+         'ip_proto udp', 'dst_ip then dst_ip+ip_proto'),
+    ]
+    for index, (proto, first, second, label) in enumerate(pairs):
+        c.refused(t, 'Mask mismatch on one instance (%s): refused with '
+                  'EINVAL and the one-mask message' % label,
+                  tc_filter('add', proto, second, handle=2), 2, msg,
+                  setup=[tc_filter('add', proto, first, handle=1)], left=1)
+        if index % 2:
+            continue        # every other pair: the same on another prio
+        c.case(t, 'Mask mismatch resolved by another prio (%s): the '
+               'second instance takes its own mask' % label,
+               tc_filter('add', proto, second, prio=2, handle=2),
+               setup=[tc_filter('add', proto, first, handle=1)],
+               verify=COUNT, pattern=r'\Afilters: 2\n\Z')
+    indev_setup = ['$IP link add flin0 type dummy',
+                   tc_filter('add', 'ip', 'indev flin0 dst_ip 10.0.0.0/8',
+                             handle=1)]
+    c.refused(t, 'Mask mismatch: indev+dst_ip then dst_ip alone is '
+              'refused', tc_filter('add', 'ip', 'dst_ip 11.0.0.0/8',
+                                   handle=2), 2, msg,
+              setup=indev_setup, left=1)
+    c.case(t, 'indev is part of the mask: two filters on two input '
+           'devices share it',
+           tc_filter('add', 'ip', 'indev $DUMMY dst_ip 10.0.0.0/8',
+                     handle=2), setup=indev_setup, verify=COUNT,
+           pattern=r'\Afilters: 2\n\Z')
+    c.case(t, 'A MAC mask given as /24 equals ff:ff:ff:00:00:00: both '
+           'filters share the mask',
+           tc_filter('add', 'all',
+                     'dst_mac 02:00:01:00:00:00/ff:ff:ff:00:00:00', handle=2),
+           setup=[tc_filter('add', 'all', 'dst_mac 02:00:00:00:00:00/24',
+                            handle=1)],
+           verify=COUNT, pattern=r'\Afilters: 2\n\Z')
+    c.case(t, 'tcp dst_port and udp dst_port share a mask: both on one '
+           'instance',
+           tc_filter('add', 'ip', 'ip_proto udp dst_port 53', handle=2),
+           setup=[tc_filter('add', 'ip', 'ip_proto tcp dst_port 80',
+                            handle=1)],
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               {'handle': 1, 'keys': {'eth_type': 'ipv4', 'ip_proto': 'tcp',
+                                      'dst_port': 80}, 'not_in_hw': True},
+               {'handle': 2, 'keys': {'eth_type': 'ipv4', 'ip_proto': 'udp',
+                                      'dst_port': 53},
+                'not_in_hw': True}]))))
+    c.case(t, 'Mask mismatch after a delete: one filter left still fixes '
+           'the mask',
+           tc_filter('add', 'ip', 'dst_ip 10.0.0.0/16', handle=3), exp=2,
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24', handle=1),
+                  tc_filter('add', 'ip', 'dst_ip 10.2.0.0/24', handle=2),
+                  '$TC filter del dev $DEV1 ingress protocol ip prio 1 '
+                  'handle 1 flower'],
+           verify=COUNT, pattern=r'\Afilters: 1\n\Z')
+    c.case(t, 'Once the last filter is deleted the instance is gone: a '
+           'new mask is accepted on that prio',
+           tc_filter('add', 'ip', 'src_ip 10.0.0.0/16', handle=3),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24', handle=1),
+                  tc_filter('add', 'ip', 'dst_ip 10.2.0.0/24', handle=2),
+                  '$TC filter del dev $DEV1 ingress protocol ip prio 1 '
+                  'handle 1 flower',
+                  '$TC filter del dev $DEV1 ingress protocol ip prio 1 '
+                  'handle 2 flower'],
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               {'handle': 3, 'keys': {'eth_type': 'ipv4',
+                                      'src_ip': '10.0.0.0/16'},
+                'not_in_hw': True}]))))
+    c.refused(t, 'Replace the only filter with another mask: refused, the '
+              'filter stays as it was',
+              tc_filter('replace', 'ip', 'dst_ip 10.0.0.0/16', handle=1), 2,
+              msg, setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24',
+                                    handle=1)], left=1)
+    c.case(t, 'A refused replace leaves the old filter matching: its dump '
+           'is unchanged',
+           tc_filter('replace', 'ip', 'src_ip 10.0.0.0/16', handle=1), exp=2,
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24', handle=1)],
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               {'handle': 1, 'keys': {'eth_type': 'ipv4',
+                                      'dst_ip': '10.1.0.0/24'},
+                'not_in_hw': True}]))))
+    dup = 'A filter with the same key exists in this flower instance'
+    c.refused(t, 'Same key twice on one instance (other handle): EEXIST',
+              tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24', handle=2), 2,
+              dup, setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24',
+                                    handle=1)], left=1)
+    c.refused(t, 'Keys equal under the mask (10.1.0.1/24 and 10.1.0.2/24) '
+              'are the same key: EEXIST',
+              tc_filter('add', 'ip', 'dst_ip 10.1.0.2/24', handle=2), 2,
+              dup, setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.1/24',
+                                    handle=1)], left=1)
+    c.refused(t, 'Same masked MAC key twice (bits outside the /24 differ): '
+              'EEXIST',
+              tc_filter('add', 'all', 'src_mac 02:00:00:aa:bb:cc/24',
+                        handle=2), 2, dup,
+              setup=[tc_filter('add', 'all', 'src_mac 02:00:00:11:22:33/24',
+                               handle=1)], left=1)
+    c.refused(t, 'Same key twice with automatic handles: EEXIST',
+              tc_filter('add', 'ipv6', 'ip_proto tcp dst_port 22'), 2, dup,
+              setup=[tc_filter('add', 'ipv6', 'ip_proto tcp dst_port 22')],
+              left=1)
+    c.refused(t, 'Replace a filter with the key of another filter on the '
+              'instance: EEXIST, both stay',
+              tc_filter('replace', 'ip', 'dst_ip 10.2.0.0/24', handle=1), 2,
+              dup, setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24',
+                                    handle=1),
+                          tc_filter('add', 'ip', 'dst_ip 10.2.0.0/24',
+                                    handle=2)], left=2)
+    c.case(t, 'Same key on two prios is fine: two instances',
+           tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24', prio=2, handle=1),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24', handle=1)],
+           verify=COUNT, pattern=r'\Afilters: 2\n\Z')
+    c.case(t, 'Same key with an action that differs is still the same '
+           'key: EEXIST',
+           tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24 action drop',
+                     handle=2), exp=2,
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24 action ok',
+                            handle=1)],
+           verify=COUNT, pattern=r'\Afilters: 1\n\Z')
+
+
+def handle_cases(c):
+    t = 'handles'
+
+    def one(handle, proto='ip', words='dst_ip 10.0.0.0/8'):
+        return {'handle': handle, 'keys': {'eth_type': 'ipv4',
+                                           'dst_ip': words.split()[1]},
+                'not_in_hw': True}
+    c.case(t, 'Explicit handle 0x10 is kept and dumped as 16',
+           tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8', handle='0x10'),
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [one(16)]))))
+    c.case(t, 'Automatic handles are allocated from 1 upward: 1, 2, 3',
+           tc_filter('add', 'ip', 'dst_ip 12.0.0.0/8'),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8'),
+                  tc_filter('add', 'ip', 'dst_ip 11.0.0.0/8')],
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               one(1), one(2, words='dst_ip 11.0.0.0/8'),
+               one(3, words='dst_ip 12.0.0.0/8')]))))
+    c.case(t, 'An automatic handle fills the lowest gap (2 after 1, 2, 3 '
+           'and deleting 2)',
+           tc_filter('add', 'ip', 'dst_ip 13.0.0.0/8'),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8'),
+                  tc_filter('add', 'ip', 'dst_ip 11.0.0.0/8'),
+                  tc_filter('add', 'ip', 'dst_ip 12.0.0.0/8'),
+                  '$TC filter del dev $DEV1 ingress protocol ip prio 1 '
+                  'handle 2 flower'],
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               one(1), one(2, words='dst_ip 13.0.0.0/8'),
+               one(3, words='dst_ip 12.0.0.0/8')]))))
+    c.case(t, 'An automatic handle after an explicit 1 is 2',
+           tc_filter('add', 'ip', 'dst_ip 11.0.0.0/8'),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8', handle=1)],
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               one(1), one(2, words='dst_ip 11.0.0.0/8')]))))
+    c.case(t, 'The largest handle, 0xffffffff, is accepted and dumped',
+           tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8', handle='0xffffffff'),
+           verify=SHOW,
+           pattern=whole(dump_text(('ip', 1, [one(0xffffffff)]))))
+    c.case(t, 'Get by the largest handle 0xffffffff',
+           '$TC -j filter get dev $DEV1 ingress protocol ip prio 1 handle '
+           '0xffffffff flower',
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8',
+                            handle='0xffffffff')],
+           verify='$TC -j filter get dev $DEV1 ingress protocol ip prio 1 '
+                  'handle 0xffffffff flower',
+           match_json=[{'options': one(0xffffffff)}])
+    c.case(t, 'Delete by the largest handle 0xffffffff',
+           '$TC filter del dev $DEV1 ingress protocol ip prio 1 handle '
+           '0xffffffff flower',
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8',
+                            handle='0xffffffff'),
+                  tc_filter('add', 'ip', 'dst_ip 11.0.0.0/8', handle=1)],
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               one(1, words='dst_ip 11.0.0.0/8')]))))
+    c.case(t, 'After handle 0xffffffff an automatic handle starts at 1',
+           tc_filter('add', 'ip', 'dst_ip 11.0.0.0/8'),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8',
+                            handle='0xffffffff')],
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               one(1, words='dst_ip 11.0.0.0/8'), one(0xffffffff)]))))
+    c.case(t, 'Handles above INT_MAX (0x80000000) are accepted when given',
+           tc_filter('add', 'ip', 'dst_ip 11.0.0.0/8', handle='0x80000000'),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8',
+                            handle='0x7fffffff')],
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               one(0x7fffffff), one(0x80000000,
+                                    words='dst_ip 11.0.0.0/8')]))))
+    c.case(t, 'The dump lists filters in handle order, not insertion '
+           'order',
+           tc_filter('add', 'ip', 'dst_ip 12.0.0.0/8', handle=5),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8', handle=9),
+                  tc_filter('add', 'ip', 'dst_ip 11.0.0.0/8', handle=2)],
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               one(2, words='dst_ip 11.0.0.0/8'),
+               one(5, words='dst_ip 12.0.0.0/8'), one(9)]))))
+    exists = 'Filter already exists'
+    c.refused(t, 'add with a handle that exists: Filter already exists '
+              '(EEXIST)',
+              tc_filter('add', 'ip', 'dst_ip 11.0.0.0/8', handle=1), 2,
+              exists, setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8',
+                                       handle=1)], left=1)
+    c.refused(t, 'add with the largest handle twice: Filter already exists',
+              tc_filter('add', 'ip', 'dst_ip 11.0.0.0/8',
+                        handle='0xffffffff'), 2, exists,
+              setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8',
+                               handle='0xffffffff')], left=1)
+    c.refused(t, 'add with the handle an automatic filter got: Filter '
+              'already exists',
+              tc_filter('add', 'ip', 'dst_ip 11.0.0.0/8', handle=1), 2,
+              exists, setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8')],
+              left=1)
+    c.case(t, 'replace keeps the handle (0x1234) and takes the new key',
+           tc_filter('replace', 'ip', 'dst_ip 11.0.0.0/8', handle='0x1234'),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8',
+                            handle='0x1234')],
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               one(0x1234, words='dst_ip 11.0.0.0/8')]))))
+    c.case(t, 'replace with the same key swaps the filter: handle, key '
+           'kept, new action',
+           tc_filter('replace', 'ip', 'dst_ip 10.0.0.0/8 action drop',
+                     handle=3),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8 action ok',
+                            handle=3)],
+           verify=SHOW,
+           match_json=[{'kind': 'flower'}, {'options': {
+               'handle': 3, 'keys': {'dst_ip': '10.0.0.0/8'},
+               'actions': [{'kind': 'gact',
+                            'control_action': {'type': 'drop'}}]}}])
+    c.case(t, 'replace of a handle that does not exist creates the filter',
+           tc_filter('replace', 'ip', 'dst_ip 10.0.0.0/8', handle=8),
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [one(8)]))))
+    c.case(t, 'replace without a handle creates a filter with handle 1',
+           tc_filter('replace', 'ip', 'dst_ip 10.0.0.0/8'),
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [one(1)]))))
+    c.case(t, 'change keeps the handle and takes the new key',
+           tc_filter('change', 'ip', 'dst_ip 11.0.0.0/8', handle=6),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8', handle=6)],
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               one(6, words='dst_ip 11.0.0.0/8')]))))
+    c.refused(t, 'change of a handle that does not exist is refused by tc '
+              'core (no NLM_F_CREATE)',
+              tc_filter('change', 'ip', 'dst_ip 11.0.0.0/8', handle=6), 2,
+              'Need both RTM_NEWTFILTER and NLM_F_CREATE to create a new '
+              'filter',
+              setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8', handle=5)],
+              left=1)
+    c.refused(t, 'delete of a handle that does not exist: not found',
+              '$TC filter del dev $DEV1 ingress protocol ip prio 1 handle 9 '
+              'flower', 2, 'Specified filter handle not found',
+              setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8', handle=5)],
+              left=1)
+    c.refused(t, 'get of a handle that does not exist: not found',
+              '$TC filter get dev $DEV1 ingress protocol ip prio 1 handle 9 '
+              'flower', 2, 'Specified filter handle not found',
+              setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8', handle=5)],
+              left=1)
+    c.case(t, 'Get one filter out of three by handle',
+           '$TC -j filter get dev $DEV1 ingress protocol ip prio 1 handle 2 '
+           'flower',
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8', handle=1),
+                  tc_filter('add', 'ip', 'dst_ip 11.0.0.0/8', handle=2),
+                  tc_filter('add', 'ip', 'dst_ip 12.0.0.0/8', handle=3)],
+           verify='$TC -j filter get dev $DEV1 ingress protocol ip prio 1 '
+                  'handle 2 flower',
+           match_json=[{'options': one(2, words='dst_ip 11.0.0.0/8')}])
+    c.case(t, 'A deleted handle can be given again',
+           tc_filter('add', 'ip', 'dst_ip 11.0.0.0/8', handle=4),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8', handle=4),
+                  tc_filter('add', 'ip', 'dst_ip 12.0.0.0/8', handle=5),
+                  '$TC filter del dev $DEV1 ingress protocol ip prio 1 '
+                  'handle 4 flower'],
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               one(4, words='dst_ip 11.0.0.0/8'),
+               one(5, words='dst_ip 12.0.0.0/8')]))))
+    c.case(t, 'The same handle on two prios: two filters, one per instance',
+           tc_filter('add', 'ip', 'src_ip 10.0.0.0/8', prio=2, handle=1),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8', handle=1)],
+           verify=COUNT, pattern=r'\Afilters: 2\n\Z')
+
+
+def delete_more_cases(c):
+    t = 'delete'
+    two = [tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24', handle=1),
+           tc_filter('add', 'ip', 'dst_ip 10.2.0.0/24', handle=2)]
+    c.case(t, 'Delete the last filter: the instance goes too, nothing is '
+           'dumped',
+           '$TC filter del dev $DEV1 ingress protocol ip prio 1 handle 1 '
+           'flower',
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24', handle=1)],
+           verify=SHOW, pattern=r'\A\[\]\s*\Z')
+    c.case(t, 'Delete a whole prio: all its filters go, the other prio '
+           'stays',
+           '$TC filter del dev $DEV1 ingress protocol ip prio 1',
+           setup=two + [tc_filter('add', 'ip', 'src_ip 10.0.0.0/8', prio=2,
+                                  handle=1)],
+           verify=SHOW, pattern=whole(dump_text(('ip', 2, [
+               {'handle': 1, 'keys': {'eth_type': 'ipv4',
+                                      'src_ip': '10.0.0.0/8'},
+                'not_in_hw': True}]))))
+    c.case(t, 'Flush: deleting every filter of the qdisc leaves nothing',
+           '$TC filter del dev $DEV1 ingress',
+           setup=two + [tc_filter('add', 'ipv6', 'dst_ip 2001:db8::/32',
+                                  prio=2),
+                        tc_filter('add', 'arp', 'arp_op request', prio=3)],
+           verify=SHOW, pattern=r'\A\[\]\s*\Z')
+    c.case(t, 'Delete the ingress qdisc while filters are on it: the '
+           'filters go with it', INGRESS_DEL, setup=two,
+           verify='$TC filter show dev $DEV1 ingress 2>&1; '
+                               '$TC qdisc show dev $DEV1 ingress',
+           pattern=r'\A\s*\Z')
+    c.case(t, 'After deleting the qdisc with filters a new qdisc starts '
+           'empty and takes a new mask',
+           tc_filter('add', 'ip', 'src_ip 10.0.0.0/8', handle=1),
+           setup=two + [INGRESS_DEL, INGRESS], verify=SHOW,
+           pattern=whole(dump_text(('ip', 1, [
+               {'handle': 1, 'keys': {'eth_type': 'ipv4',
+                                      'src_ip': '10.0.0.0/8'},
+                'not_in_hw': True}]))))
+    c.case(t, 'Delete both filters one by one: nothing is left',
+           '$TC filter del dev $DEV1 ingress protocol ip prio 1 handle 2 '
+           'flower',
+           setup=two + ['$TC filter del dev $DEV1 ingress protocol ip prio '
+                        '1 handle 1 flower'],
+           verify=SHOW, pattern=r'\A\[\]\s*\Z')
+    c.case(t, 'Delete the clsact qdisc with flower filters on ingress and '
+           'egress', '$TC qdisc del dev $DEV1 clsact',
+           setup=['$TC qdisc add dev $DEV1 clsact',
+                  '$TC filter add dev $DEV1 ingress protocol ip prio 1 '
+                  'flower dst_ip 10.0.0.0/8 action drop',
+                  '$TC filter add dev $DEV1 egress protocol ip prio 1 '
+                  'flower src_ip 10.0.0.0/8 action drop'],
+           ingress=False,
+           verify='$TC qdisc show dev $DEV1 clsact; $TC actions list '
+                  'action gact',
+           pattern=r'\A\s*(total acts 0\s*)?\Z')
+    c.case(t, 'Deleting a filter releases its action: gact index 1 goes',
+           '$TC filter del dev $DEV1 ingress protocol ip prio 1 handle 1 '
+           'flower',
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8 action drop '
+                            'index 1', handle=1)],
+           verify='$TC actions list action gact', pattern='index 1',
+           count=0)
+    c.case(t, 'A shared action survives the delete of one of its two '
+           'filters (ref 1 after)',
+           '$TC filter del dev $DEV1 ingress protocol ip prio 1 handle 1 '
+           'flower',
+           setup=['$TC actions add action gact drop index 9',
+                  tc_filter('add', 'ip', 'dst_ip 10.0.0.0/8 action gact '
+                            'index 9', handle=1),
+                  tc_filter('add', 'ip', 'dst_ip 11.0.0.0/8 action gact '
+                            'index 9', handle=2)],
+           verify='$TC actions list action gact',
+           pattern=r'index 9 ref 2 bind 1')
+
+
+def flag_cases(c):
+    t = 'add'
+    c.case(t, 'skip_hw is accepted: the dump shows skip_hw and not_in_hw',
+           tc_filter('add', 'ip', 'skip_hw dst_ip 10.0.0.0/8', handle=1),
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               {'handle': 1, 'keys': {'eth_type': 'ipv4',
+                                      'dst_ip': '10.0.0.0/8'},
+                'skip_hw': True, 'not_in_hw': True}]))))
+    c.case(t, 'Without flags every filter is dumped not_in_hw (no '
+           'offload)', tc_filter('add', 'ipv6', 'dst_ip 2001:db8::/32',
+                                 handle=1),
+           verify=SHOW, pattern=whole(dump_text(('ipv6', 1, [
+               {'handle': 1, 'keys': {'eth_type': 'ipv6',
+                                      'dst_ip': '2001:db8::/32'},
+                'not_in_hw': True}]))))
+    c.case(t, 'verbose is accepted and not dumped as a key',
+           tc_filter('add', 'ip', 'verbose dst_ip 10.0.0.0/8', handle=1),
+           verify=SHOW, pattern=whole(dump_text(('ip', 1, [
+               {'handle': 1, 'keys': {'eth_type': 'ipv4',
+                                      'dst_ip': '10.0.0.0/8'},
+                'not_in_hw': True}]))))
+    c.case(t, 'Netlink: TCA_FLOWER_FLAGS comes back as skip_hw|not_in_hw',
+           tc_filter('add', 'ip', 'skip_hw dst_ip 10.0.0.0/8', handle=1),
+           verify='$FLNL show --dev $DEV1',
+           match_json=[{'handle': 0}, {'handle': 1, 'options': {
+               'TCA_FLOWER_FLAGS': 9}}])
+    c.case(t, 'skip_hw on the dummy device $DEV2 (no offload there '
+           'either)',
+           '$TC filter add dev $DEV2 ingress protocol ip prio 1 handle 1 '
+           'flower skip_hw dst_ip 10.0.0.0/8 action drop',
+           setup=['$TC qdisc add dev $DEV2 ingress'], ingress=False,
+           verify='$TC -j filter show dev $DEV2 ingress',
+           match_json=[{'kind': 'flower'}, {'options': {
+               'handle': 1, 'skip_hw': True, 'not_in_hw': True}}])
+
+
+TC_UNSUPPORTED = [
+    # (protocol, tc words, the attribute the kernel names)
+    ('ip', 'ip_proto tcp dst_port 10-20', 'KEY_PORT_DST_MIN'),
+    ('ip', 'ip_proto udp src_port 1000-2000', 'KEY_PORT_SRC_MIN'),
+    ('ipv6', 'ip_proto sctp dst_port 1-65535', 'KEY_PORT_DST_MIN'),
+    ('ip', 'ip_flags frag', 'KEY_FLAGS'),
+    ('ip', 'ip_flags nofirstfrag', 'KEY_FLAGS'),
+    ('ip', 'enc_key_id 10', 'KEY_ENC_KEY_ID'),
+    ('ip', 'enc_dst_ip 10.0.0.1', 'KEY_ENC_IPV4_DST'),
+    ('ip', 'enc_src_ip 10.0.0.0/8', 'KEY_ENC_IPV4_SRC'),
+    ('ip', 'enc_dst_ip 2001:db8::1', 'KEY_ENC_IPV6_DST'),
+    ('ip', 'enc_src_ip 2001:db8::/64', 'KEY_ENC_IPV6_SRC'),
+    ('ip', 'enc_dst_port 4789', 'KEY_ENC_UDP_DST_PORT'),
+    ('ip', 'enc_tos 0x10', 'KEY_ENC_IP_TOS'),
+    ('ip', 'enc_ttl 64', 'KEY_ENC_IP_TTL'),
+    ('ip', 'geneve_opts 0102:80:00880022', 'KEY_ENC_OPTS'),
+    ('ip', 'vxlan_opts 01020304', 'KEY_ENC_OPTS'),
+    ('ip', 'erspan_opts 1:12:0:0', 'KEY_ENC_OPTS'),
+    ('mpls_uc', 'mpls_label 100', 'KEY_MPLS_LABEL'),
+    ('mpls_uc', 'mpls_tc 3', 'KEY_MPLS_TC'),
+    ('mpls_uc', 'mpls_bos 1', 'KEY_MPLS_BOS'),
+    ('mpls_uc', 'mpls_ttl 64', 'KEY_MPLS_TTL'),
+    ('mpls_uc', 'mpls lse depth 1 label 100', 'KEY_MPLS_OPTS'),
+    ('802.1ad', 'vlan_id 10 vlan_ethtype 802.1q cvlan_id 20',
+     'KEY_CVLAN_ID'),
+    ('802.1ad', 'vlan_id 10 vlan_ethtype 802.1q cvlan_prio 2',
+     'KEY_CVLAN_PRIO'),
+    ('802.1ad', 'vlan_id 10 vlan_ethtype 802.1q cvlan_ethtype ip',
+     'KEY_CVLAN_ETH_TYPE'),
+    ('ip', 'ct_state +trk+est', 'KEY_CT_STATE'),
+    ('ip', 'ct_zone 5', 'KEY_CT_ZONE'),
+    ('ip', 'ct_mark 0x10/0xff', 'KEY_CT_MARK'),
+    ('ip', 'ct_label 01', 'KEY_CT_LABELS'),
+    ('802.1q', 'num_of_vlans 1', 'KEY_NUM_OF_VLANS'),
+    ('ppp_ses', 'pppoe_sid 10', 'KEY_PPPOE_SID'),
+    ('ppp_ses', 'ppp_proto ip', 'KEY_PPP_PROTO'),
+]
+
+
+def tc_error_cases(c):
+    """errors: what stock tc sends and the kernel refuses."""
+    t = 'errors'
+    for proto, words, attr in TC_UNSUPPORTED:
+        c.refused(t, 'tc %s: refused with Unsupported flower attribute '
+                  'TCA_FLOWER_%s' % (words, attr),
+                  tc_filter('add', proto, words), 2,
+                  'Unsupported flower attribute TCA_FLOWER_' + attr)
+    c.refused(t, 'skip_sw is refused: this flower has no hardware offload',
+              tc_filter('add', 'ip', 'skip_sw dst_ip 10.0.0.0/8'), 2,
+              'skip_sw needs hardware offload, which this flower '
+              'classifier does not provide')
+    c.refused(t, 'skip_sw is refused also on $DEV2 and adds nothing',
+              '$TC filter add dev $DEV2 ingress protocol ip prio 1 flower '
+              'skip_sw dst_ip 10.0.0.0/8 action drop', 2,
+              'skip_sw needs hardware offload, which this flower '
+              'classifier does not provide',
+              setup=['$TC qdisc add dev $DEV2 ingress'])
+    c.refused(t, 'skip_hw together with skip_sw: Invalid flower flags',
+              tc_filter('add', 'ip', 'skip_hw skip_sw'), 2,
+              'Invalid flower flags')
+    c.refused(t, 'indev of a device that does not exist: Network device '
+              'not found', tc_filter('add', 'ip', 'indev nosuchdev0'), 2,
+              'Network device not found')
+    c.refused(t, 'vlan_ethtype 802.1q inside 802.1ad: Stacked VLAN tags '
+              'are not supported',
+              tc_filter('add', '802.1ad', 'vlan_id 3 vlan_ethtype 802.1q'),
+              2, 'Stacked VLAN tags are not supported')
+    c.refused(t, 'vlan_ethtype 802.1ad inside 802.1q: Stacked VLAN tags '
+              'are not supported',
+              tc_filter('add', '802.1q', 'vlan_ethtype 802.1ad'), 2,
+              'Stacked VLAN tags are not supported')
+    c.refused(t, 'An unsupported key is refused even next to supported '
+              'ones, and adds nothing to an existing instance',
+              tc_filter('add', 'ip', 'dst_ip 10.2.0.0/24 ct_zone 1',
+                        handle=2), 2,
+              'Unsupported flower attribute TCA_FLOWER_KEY_CT_ZONE',
+              setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24',
+                               handle=1)], left=1)
+    c.refused(t, 'replace with an unsupported key is refused: the old '
+              'filter stays',
+              tc_filter('replace', 'ip', 'dst_ip 10.1.0.0/24 enc_key_id 1',
+                        handle=1), 2,
+              'Unsupported flower attribute TCA_FLOWER_KEY_ENC_KEY_ID',
+              setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24',
+                               handle=1)], left=1)
+    c.refused(t, 'An unsupported key is refused on an empty instance and '
+              'leaves no instance behind',
+              tc_filter('add', 'ip', 'ip_proto tcp dst_port 1-2'), 2,
+              'Unsupported flower attribute TCA_FLOWER_KEY_PORT_DST_MIN')
+
+
+# Attribute -> a payload of the length the kernel's policy would expect,
+# for the unsupported-attribute cases (the check is on the type first).
+def _payload(name):
+    sizes = {'IPV6': 16, 'LABELS': 16, 'OPTS': 8}
+    for word, size in sizes.items():
+        if word in name:
+            return '00' * size
+    for word in ('KEY_ID', 'IPV4', 'MARK', 'HASH', 'L2TPV3', 'LABEL',
+                 'IN_HW_COUNT', 'KEY_FLAGS'):
+        if word in name:
+            return '00' * 4
+    for word in ('PORT', 'ZONE', 'STATE', 'CVLAN_ID', 'ETH_TYPE', 'SID',
+                 'PPP_PROTO'):
+        if word in name:
+            return '00' * 2
+    return '00'
+
+
+UNSUPPORTED = [
+    'KEY_ENC_KEY_ID', 'KEY_ENC_IPV4_SRC', 'KEY_ENC_IPV4_SRC_MASK',
+    'KEY_ENC_IPV4_DST', 'KEY_ENC_IPV4_DST_MASK', 'KEY_ENC_IPV6_SRC',
+    'KEY_ENC_IPV6_SRC_MASK', 'KEY_ENC_IPV6_DST', 'KEY_ENC_IPV6_DST_MASK',
+    'KEY_ENC_UDP_SRC_PORT', 'KEY_ENC_UDP_SRC_PORT_MASK',
+    'KEY_ENC_UDP_DST_PORT', 'KEY_ENC_UDP_DST_PORT_MASK', 'KEY_ENC_IP_TOS',
+    'KEY_ENC_IP_TOS_MASK', 'KEY_ENC_IP_TTL', 'KEY_ENC_IP_TTL_MASK',
+    'KEY_ENC_OPTS', 'KEY_ENC_OPTS_MASK', 'KEY_FLAGS', 'KEY_FLAGS_MASK',
+    'KEY_MPLS_TTL', 'KEY_MPLS_BOS', 'KEY_MPLS_TC', 'KEY_MPLS_LABEL',
+    'KEY_MPLS_OPTS', 'KEY_CVLAN_ID', 'KEY_CVLAN_PRIO', 'KEY_CVLAN_ETH_TYPE',
+    'IN_HW_COUNT', 'KEY_PORT_SRC_MIN', 'KEY_PORT_SRC_MAX',
+    'KEY_PORT_DST_MIN', 'KEY_PORT_DST_MAX', 'KEY_CT_STATE',
+    'KEY_CT_STATE_MASK', 'KEY_CT_ZONE', 'KEY_CT_ZONE_MASK', 'KEY_CT_MARK',
+    'KEY_CT_MARK_MASK', 'KEY_CT_LABELS', 'KEY_CT_LABELS_MASK', 'KEY_HASH',
+    'KEY_HASH_MASK', 'KEY_NUM_OF_VLANS', 'KEY_PPPOE_SID', 'KEY_PPP_PROTO',
+    'KEY_L2TPV3_SID',
+]
+
+# mask attribute -> (protocol, attributes that satisfy its need, if any)
+MASK_ONLY = [
+    ('KEY_ETH_DST_MASK', 'all', []),
+    ('KEY_ETH_SRC_MASK', 'all', []),
+    ('KEY_IPV4_SRC_MASK', 'ip', []),
+    ('KEY_IPV4_DST_MASK', 'ip', []),
+    ('KEY_IPV6_SRC_MASK', 'ipv6', []),
+    ('KEY_IPV6_DST_MASK', 'ipv6', []),
+    ('KEY_TCP_SRC_MASK', 'ip', ['ip_proto=6']),
+    ('KEY_TCP_DST_MASK', 'ip', ['ip_proto=6']),
+    ('KEY_UDP_SRC_MASK', 'ip', ['ip_proto=17']),
+    ('KEY_UDP_DST_MASK', 'ipv6', ['ip_proto=17']),
+    ('KEY_SCTP_SRC_MASK', 'ip', ['ip_proto=132']),
+    ('KEY_SCTP_DST_MASK', 'ip', ['ip_proto=132']),
+    ('KEY_TCP_FLAGS_MASK', 'ip', ['ip_proto=6']),
+    ('KEY_ICMPV4_TYPE_MASK', 'ip', ['ip_proto=1']),
+    ('KEY_ICMPV4_CODE_MASK', 'ip', ['ip_proto=1']),
+    ('KEY_ICMPV6_TYPE_MASK', 'ipv6', ['ip_proto=58']),
+    ('KEY_ICMPV6_CODE_MASK', 'ipv6', ['ip_proto=58']),
+    ('KEY_ARP_SIP_MASK', 'arp', []),
+    ('KEY_ARP_TIP_MASK', 'arp', []),
+    ('KEY_ARP_OP_MASK', 'arp', []),
+    ('KEY_ARP_SHA_MASK', 'arp', []),
+    ('KEY_ARP_THA_MASK', 'arp', []),
+    ('KEY_IP_TOS_MASK', 'ip', []),
+    ('KEY_IP_TTL_MASK', 'ipv6', []),
+]
+MASK_VALUE = {'l2addr': 'ff:ff:ff:00:00:00', 'ip4addr': '255.255.255.0',
+              'ip6addr': 'ffff:ffff::'}
+MASK_TYPE = {'ETH': 'l2addr', 'SHA': 'l2addr', 'THA': 'l2addr',
+             'IPV4': 'ip4addr', 'SIP': 'ip4addr', 'TIP': 'ip4addr',
+             'IPV6': 'ip6addr'}
+
+
+def _mask_value(name):
+    for word, kind in MASK_TYPE.items():
+        if word in name:
+            return MASK_VALUE[kind]
+    return '0xf0'
+
+
+# (attribute, wrong payload in hex, protocol, attributes before it)
+WRONG_LENGTH = [
+    ('KEY_ETH_DST', '0200000000', 'all', []),
+    ('KEY_ETH_SRC_MASK', 'ffffffffffffff', 'all',
+     ['eth_src=02:00:00:00:00:01']),
+    ('KEY_ETH_TYPE', '00000800', 'ip', []),
+    ('KEY_IP_PROTO', '0006', 'ip', []),
+    ('KEY_IPV4_DST', '0a0000', 'ip', []),
+    ('KEY_IPV4_SRC_MASK', 'ffffff00ff', 'ip', ['ipv4_src=10.0.0.0']),
+    ('KEY_IPV6_SRC', '20010db8' + '00' * 11, 'ipv6', []),
+    ('KEY_IPV6_DST_MASK', 'ff' * 17, 'ipv6', ['ipv6_dst=2001:db8::']),
+    ('KEY_TCP_DST', '50', 'ip', ['ip_proto=6']),
+    ('KEY_UDP_SRC_MASK', 'ffffff', 'ip', ['ip_proto=17', 'udp_src=53']),
+    ('KEY_SCTP_DST', '', 'ip', ['ip_proto=132']),
+    ('KEY_TCP_FLAGS', '02', 'ip', ['ip_proto=6']),
+    ('KEY_ICMPV4_TYPE', '0800', 'ip', ['ip_proto=1']),
+    ('KEY_ICMPV6_CODE', '', 'ipv6', ['ip_proto=58']),
+    ('KEY_ARP_OP', '0001', 'arp', []),
+    ('KEY_ARP_TIP', '0a00', 'arp', []),
+    ('KEY_ARP_THA', '02000000000100', 'arp', []),
+    ('KEY_IP_TOS', '1000', 'ip', []),
+    ('KEY_IP_TTL_MASK', '', 'ip', ['ip_ttl=64']),
+    ('KEY_VLAN_ID', '0a', '802.1q', []),
+    ('KEY_VLAN_PRIO', '0300', '802.1q', []),
+    ('KEY_VLAN_ETH_TYPE', '08', '802.1q', []),
+    ('CLASSID', '0100', 'ip', []),
+    ('FLAGS', '01', 'ip', []),
+]
+
+# (protocol, attributes, message, label, eth_type attribute sent)
+NEEDS = [
+    ('arp', ['ip_proto=6'], 'Key requires protocol ip or ipv6',
+     'ip_proto on protocol arp'),
+    ('all', ['ip_proto=17'], 'Key requires protocol ip or ipv6',
+     'ip_proto without an ethertype'),
+    ('802.1q', ['ip_tos=16'], 'Key requires protocol ip or ipv6',
+     'ip_tos on protocol 802.1q'),
+    ('arp', ['ip_ttl=64'], 'Key requires protocol ip or ipv6',
+     'ip_ttl on protocol arp'),
+    ('ipv6', ['ipv4_dst=10.0.0.1'], 'Key requires protocol ip',
+     'an IPv4 address on protocol ipv6'),
+    ('all', ['ipv4_src=10.0.0.1'], 'Key requires protocol ip',
+     'an IPv4 address without an ethertype'),
+    ('ip', ['ipv6_src=2001:db8::1'], 'Key requires protocol ipv6',
+     'an IPv6 address on protocol ip'),
+    ('arp', ['ipv6_dst=2001:db8::1'], 'Key requires protocol ipv6',
+     'an IPv6 address on protocol arp'),
+    ('ip', ['ip_proto=17', 'tcp_dst=80'], 'Key requires ip_proto tcp',
+     'a tcp port with ip_proto udp'),
+    ('ip', ['tcp_src=80'], 'Key requires ip_proto tcp',
+     'a tcp port without ip_proto'),
+    ('ipv6', ['ip_proto=17', 'tcp_flags=2'], 'Key requires ip_proto tcp',
+     'tcp_flags with ip_proto udp'),
+    ('ip', ['ip_proto=6', 'udp_dst=53'], 'Key requires ip_proto udp',
+     'a udp port with ip_proto tcp'),
+    ('ipv6', ['ip_proto=6', 'sctp_src=9'], 'Key requires ip_proto sctp',
+     'an sctp port with ip_proto tcp'),
+    ('ipv6', ['ip_proto=1', 'icmpv4_type=8'],
+     'Key requires protocol ip and ip_proto icmp',
+     'an ICMPv4 type on protocol ipv6'),
+    ('ip', ['ip_proto=6', 'icmpv4_code=0'],
+     'Key requires protocol ip and ip_proto icmp',
+     'an ICMPv4 code with ip_proto tcp'),
+    ('ip', ['ip_proto=58', 'icmpv6_type=128'],
+     'Key requires protocol ipv6 and ip_proto icmpv6',
+     'an ICMPv6 type on protocol ip'),
+    ('ipv6', ['ip_proto=1', 'icmpv6_code=0'],
+     'Key requires protocol ipv6 and ip_proto icmpv6',
+     'an ICMPv6 code with ip_proto icmp'),
+    ('ip', ['arp_op=1'], 'Key requires protocol arp or rarp',
+     'arp_op on protocol ip'),
+    ('ipv6', ['arp_sip=10.0.0.1'], 'Key requires protocol arp or rarp',
+     'arp_sip on protocol ipv6'),
+    ('all', ['arp_sha=02:00:00:00:00:01'],
+     'Key requires protocol arp or rarp', 'arp_sha without an ethertype'),
+    ('ip', ['vlan_id=10'], 'Key requires protocol 802.1q or 802.1ad',
+     'vlan_id on protocol ip'),
+    ('all', ['vlan_prio=1'], 'Key requires protocol 802.1q or 802.1ad',
+     'vlan_prio without an ethertype'),
+    ('ipv6', ['vlan_eth_type=ip'],
+     'Key requires protocol 802.1q or 802.1ad',
+     'vlan_ethtype on protocol ipv6'),
+]
+
+
+STRERROR = {17: 'File exists', 19: 'No such device', 22: 'Invalid argument',
+            95: 'Operation not supported'}
+
+
+def flnl_many(requests):
+    """One command line sending many $FLNL requests from one python
+    process (importing pyroute2 takes ~10 s in the emulated guest): each
+    request's stderr, then "exit <its exit status>", all into ERR."""
+    args = ' '.join("'%s'" % r[len('$FLNL '):] for r in requests)
+    return ("$PYTHON -u -c 'import sys; sys.path.insert(0, \"tdc\"); "
+            "import flowernl; [print(\"exit\", flowernl.main(a.split())) "
+            "for a in sys.argv[1:]]' %s >%s 2>&1" % (args, ERR))
+
+
+def refused_many(c, theme, name, requests, setup=(), left=0):
+    """requests: [($FLNL command, errno, extack message)]; the verify
+    step shows what each one printed and how many filters are left."""
+    out = ''.join('Error: %s.\nRTNETLINK answers: %s\nexit %d\n'
+                  % (msg, STRERROR[code], code)
+                  for _, code, msg in requests)
+    c.case(theme, name, flnl_many([r for r, _, _ in requests]),
+           setup=setup, verify='cat %s; %s' % (ERR, COUNT),
+           pattern=whole(out + 'filters: %d' % left))
+
+
+def netlink_error_cases(c):
+    """errors: raw requests through $FLNL that tc would not build.  A few
+    are cases of their own; the full lists (every unsupported attribute,
+    every mask without its key, ...) go in one case each."""
+    t = 'errors'
+    unsupported = 'Unsupported flower attribute TCA_FLOWER_'
+    # --- one request per case (what the lists below do not cover)
+    c.refused(t, 'Netlink: IPv4 key with tcm protocol ip but no '
+              'TCA_FLOWER_KEY_ETH_TYPE: Key requires protocol ip',
+              flnl('add', 'ip', ['ipv4_dst=10.0.0.1'], eth_type=False), 22,
+              'Key requires protocol ip')
+    c.refused(t, 'Netlink: a mask mismatch sent raw is refused like tc\'s, '
+              'the instance keeps its one filter',
+              flnl('add', 'ip', ['ipv4_dst=10.0.0.0',
+                                 'ipv4_dst_mask=255.255.0.0'], handle=2),
+              22, 'Mask differs from the mask of this flower instance: one '
+              'mask per prio',
+              setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24',
+                               handle=1)], left=1)
+    c.case(t, 'Netlink: a non-contiguous IPv4 mask (tc takes prefixes '
+           'only) is accepted and dumped as given',
+           flnl('add', 'ip', ['ipv4_dst=10.0.0.1',
+                              'ipv4_dst_mask=255.0.255.0'], handle=1),
+           verify=SHOW, match_json=[{'kind': 'flower'}, {'options': {
+               'handle': 1, 'keys': {'eth_type': 'ipv4',
+                                     'dst_ip': '10.0.0.1/255.0.255.0'}}}])
+    # --- whole lists, one case each
+    refused_many(c, t, 'Netlink: each of the %d TCA_FLOWER_* attributes '
+                 'this flower does not implement is refused, naming the '
+                 'attribute (EOPNOTSUPP)' % len(UNSUPPORTED),
+                 [(flnl('add', raw=['%s=%s' % (n.lower(), _payload(n))]),
+                   95, unsupported + n) for n in UNSUPPORTED])
+    refused_many(c, t, 'Netlink: attribute types 0, TCA_FLOWER_MAX + 1, '
+                 '0x7fff and MAX + 1 with NLA_F_NESTED are refused as '
+                 'unknown (EOPNOTSUPP)',
+                 [(flnl('add', raw=['%d=00000000' % n]), 95,
+                   'Unknown flower attribute type')
+                  for n in (0, TCA_FLOWER_MAX + 1, 0x7fff,
+                            0x8000 | (TCA_FLOWER_MAX + 1))])
+    refused_many(c, t, 'Netlink: each of the %d key masks without its key '
+                 'is refused (EINVAL)' % len(MASK_ONLY),
+                 [(flnl('add', proto, before + [
+                     '%s=%s' % (name.lower(), _mask_value(name))]), 22,
+                   'Mask given without its key')
+                  for name, proto, before in MASK_ONLY])
+    refused_many(c, t, 'Netlink: %d attributes with a payload of the wrong '
+                 'length are each refused (EINVAL)' % len(WRONG_LENGTH),
+                 [(flnl('add', proto, before,
+                        raw=['%s=%s' % (name.lower(), data)]), 22,
+                   'Flower attribute has a wrong length')
+                  for name, data, proto, before in WRONG_LENGTH])
+    refused_many(c, t, 'Netlink: %d keys that do not apply to the '
+                 'protocol or ip_proto given are each refused with the '
+                 'requirement (EINVAL)' % len(NEEDS),
+                 [(flnl('add', proto, attrs), 22, message)
+                  for proto, attrs, message, _ in NEEDS])
+    refused_many(c, t, 'Netlink: out-of-range VLAN ids and priorities, '
+                 'stacked VLAN tags and bad flags are each refused',
+                 [(flnl('add', '802.1q', ['vlan_id=%d' % v]), 22,
+                   'VLAN id must be below 4096') for v in (4096, 65535)] +
+                 [(flnl('add', '802.1ad', ['vlan_prio=%d' % p]), 22,
+                   'VLAN priority must be below 8') for p in (8, 255)] +
+                 [(flnl('add', '802.1q', ['vlan_eth_type=802.1ad']), 95,
+                   'Stacked VLAN tags are not supported')] +
+                 [(flnl('add', 'ip', ['flags=%d' % f]), 22,
+                   'Invalid flower flags')
+                  for f in (4, 3, 0x20, 0x80000000)] +
+                 [(flnl('add', 'ip', ['flags=2']), 22,
+                   'skip_sw needs hardware offload, which this flower '
+                   'classifier does not provide'),
+                  (flnl('add', 'ip', ['indev=nosuchdev0']), 19,
+                   'Network device not found'),
+                  (flnl('add', 'ip', ['indev=' + 'x' * 20]), 22,
+                   'Interface name too long')])
+    refused_many(c, t, 'Netlink: the first bad attribute decides the '
+                 'error: unknown type before a lone mask, unsupported '
+                 'before a wrong protocol',
+                 [(flnl('add', 'ip', ['ipv4_dst_mask=255.0.0.0'],
+                        raw=['%d=00' % (TCA_FLOWER_MAX + 1)]), 95,
+                   'Unknown flower attribute type'),
+                  (flnl('add', 'ipv6', ['ipv4_dst=10.0.0.1'],
+                        raw=['key_ct_zone=0100']), 95,
+                   unsupported + 'KEY_CT_ZONE')])
+
+
+def action_cases(c):
+    t = 'actions'
+    hit = ip4(dst='10.1.0.1')
+    miss = ip4(dst='10.9.0.1')
+    hb = ingress_bytes(hit)
+    base = tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24', handle=1)
+    counter = '$TC filter add dev $DEV1 ingress protocol ip prio 9 ' \
+              'handle 1 flower action ok'
+
+    def later(packets):
+        """The prio 9 catch-all saw `packets` frames."""
+        return [{'kind': 'flower'}, {'options': {'handle': 1, 'actions': [
+            {'stats': {'packets': packets}}]}}]
+    for act, kind, ctl, drops in (('drop', 'gact', 'drop', 1),
+                                  ('pass', 'gact', 'pass', 0),
+                                  ('ok', 'gact', 'pass', 0),
+                                  ('continue', 'gact', 'continue', 0),
+                                  ('pipe', 'gact', 'pipe', 0)):
+        c.case(t, 'action %s: the matching frame is counted by the action '
+               '(%d drop(s))' % (act, drops),
+               base + ' action ' + act, scapy=[(hit, 1), (miss, 1)],
+               verify=SHOW_STATS + ' prio 1',
+               match_json=[{'kind': 'flower'}, {'options': {
+                   'handle': 1, 'actions': [{
+                       'kind': kind, 'control_action': {'type': ctl},
+                       'stats': {'packets': 1, 'bytes': hb,
+                                 'drops': drops}}]}}])
+        # continue goes on with the next prio; pipe as the last action
+        # ends classification like ok (TC_ACT_PIPE is a verdict >= 0)
+        seen = 2 if act == 'continue' else 1
+        c.case(t, 'action %s: the next prio sees %d of the 2 frames'
+               % (act, seen), base + ' action ' + act,
+               setup=[counter], scapy=[(hit, 1), (miss, 1)],
+               verify=SHOW_STATS + ' prio 9', match_json=later(seen))
+    c.case(t, 'Action stats count packets and bytes exactly (5 frames of '
+           'different sizes)', base + ' action ok',
+           scapy=[(ip4(dst='10.1.0.%d' % i, l4=udp() + '/Raw(load=b%r)'
+                       % ('z' * (10 * i))), 1) for i in range(1, 6)],
+           verify=SHOW_STATS,
+           match_json=stats_json('ip', 5, sum(
+               ingress_bytes(ip4(dst='10.1.0.%d' % i, l4=udp() +
+                                 '/Raw(load=b%r)' % ('z' * (10 * i))))
+               for i in range(1, 6))))
+    c.case(t, 'A frame sent 7 times is counted 7 times', base + ' action ok',
+           scapy=[(hit, 7), (miss, 3)], verify=SHOW_STATS,
+           match_json=stats_json('ip', 7, 7 * hb))
+    c.case(t, 'Two actions (skbedit mark, then gact ok) both count the '
+           'frame', base + ' action skbedit mark 0x10 pipe action ok',
+           setup=[counter], scapy=[(hit, 1), (miss, 1)],
+           verify=SHOW_STATS + ' prio 1',
+           match_json=[{'kind': 'flower'}, {'options': {
+               'handle': 1, 'actions': [
+                   {'order': 1, 'kind': 'skbedit', 'mark': 16,
+                    'stats': {'packets': 1, 'bytes': hb}},
+                   {'order': 2, 'kind': 'gact', 'stats': {'packets': 1}}]}}])
+    c.case(t, 'skbedit mark as the last action (pipe) ends the '
+           'classification: the next prio does not see the frame',
+           base + ' action skbedit mark 0x10', setup=[counter],
+           scapy=[(hit, 1)], verify=SHOW_STATS + ' prio 9',
+           match_json=later(0))
+    c.case(t, 'A shared gact (index 5) on two filters counts the frames of '
+           'both',
+           tc_filter('add', 'ip', 'dst_ip 10.2.0.0/24 action gact index 5',
+                     handle=2),
+           setup=['$TC actions add action gact drop index 5',
+                  tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24 action gact '
+                            'index 5', handle=1)],
+           scapy=[(hit, 1), (ip4(dst='10.2.0.1'), 2), (miss, 1)],
+           verify='$TC -s -j actions list action gact',
+           match_json=[{'total acts': 1},
+                       {'actions': [{'index': 5, 'ref': 3, 'bind': 2,
+                                     'stats': {'packets': 3}}]}])
+    # mirred: fla/flb, a veth pair inside the namespace with no IPv6
+    # address (so that it sends nothing of its own)
+    pair = ['$IP link add fla type veth peer name flb',
+            '$IP link set fla addrgenmode none',
+            '$IP link set flb addrgenmode none',
+            '$IP link set fla up', '$IP link set flb up',
+            '$TC qdisc add dev flb ingress',
+            '$TC filter add dev flb ingress protocol ip prio 1 handle 1 '
+            'flower dst_ip 10.1.0.0/24 action ok']
+    on_flb = '$TC -s -j filter show dev flb ingress'
+    c.case(t, 'mirred egress redirect to another veth: flb receives the '
+           'matching frames only',
+           base + ' action mirred egress redirect dev fla', setup=pair,
+           scapy=[(hit, 2), (miss, 1)], verify=on_flb,
+           match_json=stats_json('ip', 2, 2 * hb))
+    c.case(t, 'mirred egress redirect steals the frame: the next prio on '
+           'DEV1 does not see it',
+           base + ' action mirred egress redirect dev fla',
+           setup=pair + [counter], scapy=[(hit, 2), (miss, 1)],
+           verify=SHOW_STATS + ' prio 9', match_json=later(1))
+    c.case(t, 'mirred egress mirror: flb gets a copy of the matching frame',
+           base + ' action mirred egress mirror dev fla', setup=pair,
+           scapy=[(hit, 1), (miss, 1)], verify=on_flb,
+           match_json=stats_json('ip', 1, hb))
+    c.case(t, 'mirred egress mirror counts the frame in its own stats',
+           base + ' action mirred egress mirror dev fla', setup=pair,
+           scapy=[(hit, 3), (miss, 1)], verify=SHOW_STATS + ' prio 1',
+           match_json=[{'kind': 'flower'}, {'options': {'actions': [
+               {'kind': 'mirred', 'mirred_action': 'mirror',
+                'to_dev': 'fla', 'stats': {'packets': 3}}]}}])
+    c.case(t, 'mirred ingress redirect to flb: its ingress filter counts '
+           'the frame',
+           base + ' action mirred ingress redirect dev flb', setup=pair,
+           scapy=[(hit, 1), (miss, 1)], verify=on_flb,
+           match_json=stats_json('ip', 1, hb))
+    c.case(t, 'police: frames within the burst pass, the rest are dropped '
+           '(3 of 5 conform)',
+           base + ' action police rate 8bit burst 100 conform-exceed '
+           'drop/ok', scapy=[(hit, 5)], verify=SHOW_STATS + ' prio 1',
+           match_json=[{'kind': 'flower'}, {'options': {'actions': [
+               {'kind': 'police', 'stats': {'packets': 5, 'drops': 2,
+                                            'overlimits': 2}}]}}])
+    c.case(t, 'police drop: the dropped frames never reach the next prio, '
+           'the conforming ones continue there',
+           base + ' action police rate 8bit burst 100 conform-exceed '
+           'drop/continue', setup=[counter], scapy=[(hit, 5)],
+           verify=SHOW_STATS + ' prio 9', match_json=later(3))
+    c.case(t, 'pedit sets the TTL and the redirected frame matches an '
+           'ip_ttl filter on flb',
+           base + ' action pedit ex munge ip ttl set 10 pipe action mirred '
+           'egress redirect dev fla',
+           setup=pair[:5] + [
+               '$TC qdisc add dev flb ingress',
+               '$TC filter add dev flb ingress protocol ip prio 1 handle 1 '
+               'flower ip_ttl 10 action ok'],
+           scapy=[(ip4(dst='10.1.0.1', ttl=64), 1)], verify=on_flb,
+           match_json=stats_json('ip', 1, hb))
+    c.case(t, 'vlan push then redirect: flb sees the frame with vlan_id 7',
+           base + ' action vlan push id 7 pipe action mirred egress '
+           'redirect dev fla',
+           setup=pair[:5] + [
+               '$TC qdisc add dev flb ingress',
+               '$TC filter add dev flb ingress protocol 802.1q prio 1 '
+               'handle 1 flower vlan_id 7 vlan_ethtype ip action ok'],
+           scapy=[(hit, 1), (miss, 1)],
+           verify='$TC -s -j filter show dev flb ingress',
+           match_json=stats_json('802.1q', 1, hb))
+    c.case(t, 'The action list is dumped: kind, control action, index',
+           base + ' action skbedit mark 7 pipe action drop',
+           verify=SHOW,
+           match_json=[{'kind': 'flower'}, {'options': {'actions': [
+               {'order': 1, 'kind': 'skbedit', 'mark': 7,
+                'control_action': {'type': 'pipe'}},
+               {'order': 2, 'kind': 'gact',
+                'control_action': {'type': 'drop'}}]}}])
+    c.case(t, 'replace swaps the action: frames after the replace are '
+           'counted by the new one only',
+           tc_filter('replace', 'ip', 'dst_ip 10.1.0.0/24 action drop',
+                     handle=1),
+           setup=[base + ' action ok'], scapy=[(hit, 2)], verify=SHOW_STATS,
+           match_json=[{'kind': 'flower'}, {'options': {'actions': [
+               {'control_action': {'type': 'drop'},
+                'stats': {'packets': 2, 'drops': 2}}]}}])
+
+
+def classid_cases(c):
+    """classid: flower on the egress of a classful qdisc of fla puts the
+    frames into classes; frames come in on $DEV1 and are redirected to
+    fla by a matchall."""
+    t = 'classid'
+    fwd = ['$IP link add fla type veth peer name flb',
+           '$IP link set fla addrgenmode none',
+           '$IP link set flb addrgenmode none',
+           '$IP link set fla up', '$IP link set flb up',
+           INGRESS,
+           '$TC filter add dev $DEV1 ingress protocol all prio 9 matchall '
+           'action mirred egress redirect dev fla']
+    prio = ['$TC qdisc add dev fla root handle 1: prio']
+    htb = ['$TC qdisc add dev fla root handle 1: htb default 30',
+           '$TC class add dev fla parent 1: classid 1:10 htb rate 100mbit',
+           '$TC class add dev fla parent 1: classid 1:20 htb rate 100mbit',
+           '$TC class add dev fla parent 1: classid 1:30 htb rate 100mbit']
+    a, b, other = ip4(dst='10.3.0.1'), ip4(dst='10.3.0.2'), ip4(
+        dst='10.3.0.3')
+    size = frame_bytes(a)
+
+    def on_fla(proto, words, handle, classid):
+        return '$TC filter add dev fla parent 1: protocol %s prio 1 ' \
+               'handle %d flower %s classid %s' % (proto, handle, words,
+                                                   classid)
+
+    def klass(kind, classid, nbytes, packets):
+        return r'^class %s %s .*?\n Sent %d bytes %d pkt ' % (
+            kind, rx(classid), nbytes, packets)
+    show = '$TC -s class show dev fla'
+    c.case(t, 'prio qdisc: frames matching the classid 1:3 filter land '
+           'in class 1:3 (2 frames)',
+           on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:3'), ingress=False,
+           setup=fwd + prio,
+           scapy=[(a, 2), (other, 1)], verify=show,
+           pattern=klass('prio', '1:3', 2 * size, 2))
+    c.case(t, 'prio qdisc: two filters, two classes, each counts its own '
+           'frames (1:1)',
+           on_fla('ip', 'dst_ip 10.3.0.2', 2, '1:1'), ingress=False,
+           setup=fwd + prio + [on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:3')],
+           scapy=[(a, 2), (b, 1), (other, 1)],
+           verify=show, pattern=klass('prio', '1:1', size, 1))
+    c.case(t, 'prio qdisc: two filters, two classes, each counts its own '
+           'frames (1:3)',
+           on_fla('ip', 'dst_ip 10.3.0.2', 2, '1:1'), ingress=False,
+           setup=fwd + prio + [on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:3')],
+           scapy=[(a, 2), (b, 1), (other, 1)],
+           verify=show, pattern=klass('prio', '1:3', 2 * size, 2))
+    c.case(t, 'htb: frames matching the classid 1:10 filter land in class '
+           '1:10, others not',
+           on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:10'), ingress=False,
+           setup=fwd + htb,
+           scapy=[(a, 3), (other, 2)], verify=show,
+           pattern=klass('htb', '1:10', 3 * size, 3))
+    c.case(t, 'htb: non-matching frames go to the default class 1:30, not '
+           'to 1:20',
+           on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:20'), ingress=False,
+           setup=fwd + htb,
+           scapy=[(other, 2)], verify=show,
+           pattern=klass('htb', '1:20', 0, 0))
+    c.case(t, 'htb: an IPv6 filter with a masked dst_ip classifies into '
+           '1:20',
+           on_fla('ipv6', 'dst_ip 2001:db8:1::/48', 1, '1:20'),
+           ingress=False, setup=fwd + htb,
+           scapy=[(ip6(dst='2001:db8:1:2::3'), 2),
+                  (ip6(dst='2001:db8:2::3'), 1)], verify=show,
+           pattern=klass('htb', '1:20',
+                         2 * frame_bytes(ip6(dst='2001:db8:1:2::3')), 2))
+    c.case(t, 'htb: a tcp dst_port filter classifies into 1:10',
+           on_fla('ip', 'ip_proto tcp dst_port 443', 1, '1:10'),
+           ingress=False, setup=fwd + htb,
+           scapy=[(ip4(l4=layer('TCP', dport=443)), 1),
+                  (ip4(l4=layer('TCP', dport=80)), 1)], verify=show,
+           pattern=klass('htb', '1:10',
+                         frame_bytes(ip4(l4=layer('TCP', dport=443))), 1))
+    c.case(t, 'classid with an action: the action runs and the frame '
+           'still lands in the class',
+           on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:10') + ' action ok',
+           ingress=False, setup=fwd + htb,
+           scapy=[(a, 2)], verify=show,
+           pattern=klass('htb', '1:10', 2 * size, 2))
+    c.case(t, 'skbedit priority 1:3 on DEV1 ingress: the prio qdisc of '
+           'fla puts the redirected frame into class 1:3',
+           '$TC filter add dev $DEV1 ingress protocol ip prio 1 handle 1 '
+           'flower dst_ip 10.3.0.1 action skbedit priority 1:3 pipe action '
+           'mirred egress redirect dev fla', ingress=False,
+           setup=fwd[:6] + prio, scapy=[(a, 2), (other, 1)], verify=show,
+           pattern=klass('prio', '1:3', 2 * size, 2))
+    c.case(t, 'classid is dumped as given on the classful qdisc',
+           on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:10'), ingress=False,
+           setup=fwd[:5] + htb,
+           verify='$TC -j filter show dev fla parent 1:',
+           match_json=[{'kind': 'flower'}, {'options': {
+               'handle': 1, 'classid': '1:10'}}])
+    c.case(t, 'Deleting the classid filter: later frames go to the default '
+           'class',
+           '$TC filter del dev fla parent 1: protocol ip prio 1 handle 1 '
+           'flower', ingress=False,
+           setup=fwd + htb + [on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:10')],
+           scapy=[(a, 2)], verify=show,
+           pattern=klass('htb', '1:10', 0, 0))
+
+
+def packet_more_cases(c):
+    """packets-*: classification beyond one key."""
+    counter = '$TC filter add dev $DEV1 ingress protocol ip prio 9 ' \
+              'handle 1 flower action ok'
+
+    def at_prio(prio, packets, handle=1):
+        return [{'kind': 'flower'}, {'options': {'handle': handle,
+                                                 'actions': [{'stats': {
+                                                     'packets': packets}}]}}]
+    c.case('packets-ipv4', 'Packets: ten filters on one instance, each '
+           'frame counted by its own filter (filter 3)',
+           '$TC -b $BATCH_FILE',
+           setup=["$PYTHON -c 'for i in range(1, 11): print(\"filter add dev "
+                  "$DEV1 ingress protocol ip prio 1 handle %d flower dst_ip "
+                  "10.5.0.%d action ok\" % (i, i))' > $BATCH_FILE"],
+           teardown=['rm -f $BATCH_FILE'],
+           scapy=[(ip4(dst='10.5.0.3'), 2), (ip4(dst='10.5.0.7'), 1),
+                  (ip4(dst='10.5.0.11'), 1)],
+           verify='$TC -s -j filter get dev $DEV1 ingress prio 1 handle 3 '
+                  'protocol ip flower',
+           match_json=[{'options': {'handle': 3, 'actions': [
+               {'stats': {'packets': 2}}]}}])
+    c.case('packets-ipv4', 'Packets: ten filters on one instance, a filter '
+           'whose frame was not sent counts nothing (filter 4)',
+           '$TC -b $BATCH_FILE',
+           setup=["$PYTHON -c 'for i in range(1, 11): print(\"filter add dev "
+                  "$DEV1 ingress protocol ip prio 1 handle %d flower dst_ip "
+                  "10.5.0.%d action ok\" % (i, i))' > $BATCH_FILE"],
+           teardown=['rm -f $BATCH_FILE'],
+           scapy=[(ip4(dst='10.5.0.3'), 2), (ip4(dst='10.5.0.7'), 1)],
+           verify='$TC -s -j filter get dev $DEV1 ingress prio 1 handle 4 '
+                  'protocol ip flower',
+           match_json=[{'options': {'handle': 4, 'actions': [
+               {'stats': {'packets': 0}}]}}])
+    c.case('packets-ipv4', 'Packets: prio 1 (/24) is tried before prio 2 '
+           '(/16); the /16 filter sees only what /24 missed',
+           tc_filter('add', 'ip', 'dst_ip 10.1.0.0/16 action ok', prio=2,
+                     handle=1),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24 action ok',
+                            handle=1)],
+           scapy=[(ip4(dst='10.1.0.1'), 2), (ip4(dst='10.1.9.1'), 1)],
+           verify=SHOW_STATS + ' prio 2', match_json=at_prio(2, 1))
+    c.case('packets-ipv4', 'Packets: prio 1 (/24) counts its frames even '
+           'though prio 2 (/16) would match them too',
+           tc_filter('add', 'ip', 'dst_ip 10.1.0.0/16 action ok', prio=2,
+                     handle=1),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24 action ok',
+                            handle=1)],
+           scapy=[(ip4(dst='10.1.0.1'), 2), (ip4(dst='10.1.9.1'), 1)],
+           verify=SHOW_STATS + ' prio 1', match_json=at_prio(1, 2))
+    c.case('packets-ipv4', 'Packets: after a delete the filter no longer '
+           'matches; the next prio counts the frame',
+           '$TC filter del dev $DEV1 ingress protocol ip prio 1 handle 1 '
+           'flower',
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24 action ok',
+                            handle=1),
+                  tc_filter('add', 'ip', 'dst_ip 10.2.0.0/24 action ok',
+                            handle=2), counter],
+           scapy=[(ip4(dst='10.1.0.1'), 1)], verify=SHOW_STATS + ' prio 9',
+           match_json=at_prio(9, 1))
+    c.case('packets-ipv4', 'Packets: after a replace to another key the new '
+           'key matches',
+           tc_filter('replace', 'ip', 'dst_ip 10.7.0.0/24 action ok',
+                     handle=1),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24 action ok',
+                            handle=1)],
+           scapy=[(ip4(dst='10.7.0.1'), 2), (ip4(dst='10.1.0.1'), 1)],
+           verify=SHOW_STATS + ' prio 1', match_json=at_prio(1, 2))
+    c.case('packets-ipv4', 'Packets: after a replace to another key the old '
+           'key no longer matches',
+           tc_filter('replace', 'ip', 'dst_ip 10.7.0.0/24 action ok',
+                     handle=1),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24 action ok',
+                            handle=1), counter],
+           scapy=[(ip4(dst='10.7.0.1'), 2), (ip4(dst='10.1.0.1'), 1)],
+           verify=SHOW_STATS + ' prio 9', match_json=at_prio(9, 1))
+    c.case('packets-ipv4', 'Packets: IPv4 fragments, first or not, carry '
+           'no ports for flower: dst_port 80 counts the whole datagram only',
+           tc_filter('add', 'ip', 'ip_proto udp dst_port 80 action ok',
+                     handle=1),
+           scapy=[(ip4(l4=udp(dport=80)), 1),
+                  (ip4(l4=udp(dport=80), flags=1), 1),
+                  (ip4(l4=udp(dport=80), frag=100), 1)],
+           verify=SHOW_STATS, match_json=stats_json(
+               'ip', 1, ingress_bytes(ip4(l4=udp(dport=80)))))
+    ipip = ip4(dst='10.1.0.1', l4=layer('IP', src='10.8.0.1',
+                                        dst='10.9.0.1') + '/' + udp())
+    c.case('packets-ipv4', 'Packets: an IPIP frame is matched on its outer '
+           'dst_ip, not on the encapsulated one',
+           tc_filter('add', 'ip', 'dst_ip 10.1.0.1 action ok', handle=1),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.9.0.1 action ok',
+                            handle=2)],
+           scapy=[(ipip, 1)], verify=SHOW_STATS,
+           match_json=[{'kind': 'flower'},
+                       {'options': {'handle': 1, 'actions': [
+                           {'stats': {'packets': 1,
+                                      'bytes': ingress_bytes(ipip)}}]}},
+                       {'options': {'handle': 2, 'actions': [
+                           {'stats': {'packets': 0}}]}}])
+    c.case('packets-ipv4', 'Packets: protocol ip with no key counts IPv4 '
+           'frames and no IPv6 or ARP', tc_filter('add', 'ip', 'action ok',
+                                                 handle=1),
+           scapy=[(ip4(), 2), (ip6(), 1), (arp_pkt(), 1)],
+           verify=SHOW_STATS, match_json=stats_json('ip', 2,
+                                                    2 * ingress_bytes(ip4())))
+    c.case('packets-ipv4', 'Packets: dst_ip 0.0.0.0/0 matches every IPv4 '
+           'frame', tc_filter('add', 'ip', 'dst_ip 0.0.0.0/0 action ok',
+                              handle=1),
+           scapy=[(ip4(dst='1.2.3.4'), 1), (ip4(dst='200.1.1.1'), 1)],
+           verify=SHOW_STATS,
+           match_json=stats_json('ip', 2, 2 * ingress_bytes(ip4())))
+    c.case('packets-ipv6', 'Packets: an IPv4 filter does not see IPv6 '
+           'frames with the same-looking address bits',
+           tc_filter('add', 'ip', 'dst_ip 32.1.13.184/32 action ok',
+                     handle=1),
+           scapy=[(ip6(dst='2001:db8::1'), 2), (ip4(dst='32.1.13.184'), 1)],
+           verify=SHOW_STATS,
+           match_json=stats_json('ip', 1, ingress_bytes(ip4())))
+    c.case('packets-vlan', 'Packets: a VLAN filter does not see untagged '
+           'frames, an untagged filter does not see tagged ones',
+           tc_filter('add', 'ip', 'dst_ip 10.1.0.1 action ok', prio=2,
+                     handle=1),
+           setup=[tc_filter('add', '802.1q', 'vlan_id 10 action ok',
+                            handle=1)],
+           scapy=[(dot1q(vlan=10), 2), (ip4(), 1)],
+           verify=SHOW_STATS + ' prio 1',
+           match_json=[{'kind': 'flower'}, {'options': {'actions': [
+               {'stats': {'packets': 2,
+                          'bytes': 2 * ingress_bytes(dot1q(vlan=10))}}]}}])
+    c.case('packets-vlan', 'Packets: a QinQ frame matches the outer 802.1ad '
+           'vlan_id',
+           tc_filter('add', '802.1ad', 'vlan_id 30 action ok', handle=1),
+           scapy=[(ether() + '/Dot1AD(vlan=30)/Dot1Q(vlan=5)/' + layer(
+               'IP', src='10.2.0.1', dst='10.1.0.1') + '/' + udp(), 1),
+                  (ether() + '/Dot1AD(vlan=31)/Dot1Q(vlan=30)/' + layer(
+                      'IP', src='10.2.0.1', dst='10.1.0.1') + '/' + udp(),
+                   1)],
+           verify=SHOW_STATS, match_json=stats_json('802.1ad', 1, ingress_bytes(
+               ether() + '/Dot1AD(vlan=30)/Dot1Q(vlan=5)/' + layer(
+                   'IP', src='10.2.0.1', dst='10.1.0.1') + '/' + udp())))
+    c.case('packets-eth', 'Packets: indev $DEV1 matches frames received on '
+           '$DEV1; the same key with indev flin0 does not',
+           tc_filter('add', 'all', 'indev $DEV1 src_mac 02:00:00:00:cc:01 '
+                     'action ok', handle=1),
+           setup=['$IP link add flin0 type dummy',
+                  tc_filter('add', 'all', 'indev flin0 src_mac '
+                            '02:00:00:00:cc:01 action ok', handle=2)],
+           scapy=[(raw_frame(0x88b5).replace(repr(SRC_MAC),
+                                             "'02:00:00:00:cc:01'"), 2)],
+           verify=SHOW_STATS,
+           match_json=[{'kind': 'flower'},
+                       {'options': {'handle': 1, 'actions': [
+                           {'stats': {'packets': 2}}]}},
+                       {'options': {'handle': 2, 'actions': [
+                           {'stats': {'packets': 0}}]}}])
+    c.case('packets-ipv6', 'Packets: IPv6 dst_ip /64 and src_ip /64 '
+           'together, only frames matching both are counted',
+           tc_filter('add', 'ipv6', 'dst_ip 2001:db8:1:1::/64 src_ip '
+                     '2001:db8:2:2::/64 action ok', handle=1),
+           scapy=[(ip6(src='2001:db8:2:2::9', dst='2001:db8:1:1::9'), 1),
+                  (ip6(src='2001:db8:2:3::9', dst='2001:db8:1:1::9'), 1),
+                  (ip6(src='2001:db8:2:2::9', dst='2001:db8:1:2::9'), 1)],
+           verify=SHOW_STATS, match_json=stats_json('ipv6', 1, ingress_bytes(
+               ip6(src='2001:db8:2:2::9', dst='2001:db8:1:1::9'))))
+    c.case('packets-ports', 'Packets: tcp and udp filters with the same '
+           'port on one instance tell the protocols apart (tcp)',
+           tc_filter('add', 'ip', 'ip_proto udp dst_port 53 action ok',
+                     handle=2),
+           setup=[tc_filter('add', 'ip', 'ip_proto tcp dst_port 53 action '
+                            'ok', handle=1)],
+           scapy=[(ip4(l4=layer('TCP', dport=53)), 2),
+                  (ip4(l4=udp(dport=53)), 1)],
+           verify=SHOW_STATS,
+           match_json=[{'kind': 'flower'},
+                       {'options': {'handle': 1, 'actions': [
+                           {'stats': {'packets': 2}}]}},
+                       {'options': {'handle': 2, 'actions': [
+                           {'stats': {'packets': 1}}]}}])
+    every = ('dst_mac 02:00:00:00:00:01 src_mac 02:00:00:00:00:02/24 '
+             'ip_proto tcp ip_tos 0x10/0xf0 ip_ttl 64 '
+             'dst_ip 10.1.0.0/24 src_ip 10.2.0.0/16 '
+             'dst_port 80 src_port 0x4000/0xf000 tcp_flags 0x2/0x12')
+    good = ip4(tos=0x14, ttl=64, l4=layer('TCP', sport=0x4123, dport=80,
+                                           flags='S'))
+    c.case('packets-ports', 'Packets: every IPv4/TCP key at once; one '
+           'field off in each of the other frames',
+           tc_filter('add', 'ip', every + ' action ok', handle=1),
+           scapy=[(good, 1),
+                  (good.replace('ttl=64', 'ttl=63'), 1),
+                  (good.replace('tos=20', 'tos=36'), 1),
+                  (good.replace('dport=80', 'dport=81'), 1),
+                  (good.replace("flags='S'", "flags='SA'"), 1),
+                  (good.replace("dst='10.1.0.1'", "dst='10.1.1.1'"), 1),
+                  (good.replace('sport=16675', 'sport=20771'), 1)],
+           verify=SHOW_STATS, match_json=stats_json('ip', 1,
+                                                    ingress_bytes(good)))
+
+
+def scale_cases(c):
+    t = 'scale'
+    gen = ("$PYTHON -c 'for i in range(%d): print(\"filter add dev $DEV1 "
+           "ingress protocol ip prio 1 handle %%d flower dst_ip 10.%%d.%%d.%%d"
+           "%s\" %% (i + 1, i >> 16, (i >> 8) & 255, i & 255))' > $BATCH_FILE")
+    dels = ("$PYTHON -c 'for i in range(%d): print(\"filter del dev $DEV1 "
+            "ingress protocol ip prio 1 handle %%d flower\" %% (i + 1))' "
+            "> $BATCH_FILE.del")
+    count = "$TC filter show dev $DEV1 ingress | grep -c 'handle 0x'"
+    tear = ['rm -f $BATCH_FILE $BATCH_FILE.del']
+    c.case(t, 'Scale: 1,000 filters on one instance through tc -b, all '
+           'dumped', '$TC -b $BATCH_FILE', setup=[gen % (1000, '')],
+           teardown=tear, verify=count, pattern=r'\A1000\n\Z')
+    c.case(t, 'Scale: 1,000 filters, then all deleted one by one: nothing '
+           'left', '$TC -b $BATCH_FILE.del',
+           setup=[gen % (1000, ''), '$TC -b $BATCH_FILE', dels % 1000],
+           teardown=tear, verify=SHOW, pattern=r'\A\[\]\s*\Z')
+    c.case('packets-scale', 'Scale: among 1,000 filters a frame is '
+           'counted by the one filter it matches (handle 778)',
+           '$TC -b $BATCH_FILE', setup=[gen % (1000, ' action ok')],
+           teardown=tear,
+           scapy=[(ip4(dst='10.0.3.9'), 3), (ip4(dst='10.0.3.10'), 1),
+                  (ip4(dst='10.9.9.9'), 1)],
+           verify='$TC -s -j filter get dev $DEV1 ingress protocol ip prio 1 '
+                  'handle 778 flower',
+           match_json=[{'options': {'handle': 778, 'keys': {
+               'dst_ip': '10.0.3.9'}, 'actions': [
+                   {'stats': {'packets': 3}}]}}])
+    c.case(t, 'Scale: 1,000 filters with a shared action: ref and bind '
+           'count 1,000',
+           '$TC -b $BATCH_FILE',
+           setup=['$TC actions add action gact drop index 1',
+                  gen % (1000, ' action gact index 1')],
+           teardown=tear,
+           verify='$TC actions list action gact',
+           pattern=r'index 1 ref 1001 bind 1000')
+    c.case(t, 'Scale: 1,000 filters on 1,000 prios, each its own instance '
+           'with its own mask',
+           '$TC -b $BATCH_FILE',
+           setup=["$PYTHON -c 'for i in range(1000): print(\"filter add "
+                  "dev $DEV1 ingress protocol ip prio %d handle 1 flower "
+                  "dst_ip 10.0.0.0/%d\" % (i + 1, i % 32 + 1))' "
+                  "> $BATCH_FILE"],
+           teardown=tear, verify=count, pattern=r'\A1000\n\Z')
+    c.case(t, 'Scale: 100,000 filters on one instance through tc -b: all '
+           'dumped and counted, then the prio deleted at once leaves none',
+           '$TC -b $BATCH_FILE', setup=[gen % (100000, '')], teardown=tear,
+           verify=count + '; $TC filter del dev $DEV1 ingress protocol ip '
+           'prio 1 && $TC filter show dev $DEV1 ingress | wc -l',
+           pattern=r'\A100000\n0\n\Z', timeout=600)
+
+
+# --- writing ------------------------------------------------------------------
+# The names of the files this program writes (basic.json and any other
+# file in filters/flower/ belongs to someone else).
+OURS_RE = re.compile(r'^(add|get|replace|delete|mask-mismatch|dump-roundtrip'
+                     r'|handles|errors|actions|classid|scale|keys-[a-z_0-9]+'
+                     r'|packets-[a-z_0-9]+)\.json$')
+
+
+def leftovers(files):
+    """Files in filters/flower/ named like ours that we no longer write."""
+    try:
+        names = os.listdir(OUT_DIR)
+    except OSError:
+        return []
+    return sorted(n for n in names if OURS_RE.match(n) and n not in files)
+
+
+def build():
+    """{file name: text} of the whole generated corpus."""
+    c = Corpus()
+    main_themes(c)
+    keys_cases(c)
+    get_cases(c)
+    replace_cases(c)
+    delete_cases(c)
+    flush_cases(c)
+    roundtrip_cases(c)
+    packet_cases(c)
+    c.assign_ids(foreign_ids(set('%s.json' % t for t in c.themes)))
+    files = {}
+    for theme in sorted(c.themes):
+        files[theme + '.json'] = json.dumps(c.themes[theme], indent=4) + '\n'
+    return files
+
+
+def foreign_ids(ours):
+    """Ids of every case in tc-tests/ outside the files we write."""
+    ids = set()
+    for root, dirs, names in os.walk(HERE):
+        for name in names:
+            path = os.path.join(root, name)
+            if not name.endswith('.json') or (
+                    os.path.dirname(path) == OUT_DIR and name in ours):
+                continue
+            try:
+                with open(path) as f:
+                    ids |= {case.get('id') for case in json.load(f)}
+            except (OSError, ValueError, AttributeError, TypeError):
+                pass
+    return ids
+
+
+def main(argv):
+    files = build()
+    assert all(OURS_RE.match(name) for name in files)
+    if argv[1:] == ['--check']:
+        stale = []
+        for name, text in sorted(files.items()):
+            try:
+                with open(os.path.join(OUT_DIR, name)) as f:
+                    same = f.read() == text
+            except OSError:
+                same = False
+            if not same:
+                stale.append(name)
+        for name in stale:
+            print('stale: ' + os.path.join(OUT_DIR, name))
+        for name in leftovers(files):
+            print('left over: ' + os.path.join(OUT_DIR, name))
+        return 1 if stale or leftovers(files) else 0
+    if argv[1:]:
+        print(__doc__.split('\n\n')[1], file=sys.stderr)
+        return 2
+    os.makedirs(OUT_DIR, exist_ok=True)
+    for name in leftovers(files):
+        os.remove(os.path.join(OUT_DIR, name))
+    for name, text in sorted(files.items()):
+        with open(os.path.join(OUT_DIR, name), 'w') as f:
+            f.write(text)
+    total = sum(len(json.loads(t)) for t in files.values())
+    scapy = sum(1 for t in files.values() for case in json.loads(t)
+                if 'scapy' in case)
+    print('%d cases (%d with scapy) in %d files' % (total, scapy, len(files)))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

@@ -1,0 +1,270 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""compare.py - our flower against the tree's stock flower, case by case.
+
+usage: compare.py --ours FILE --stock FILE [--out FILE] [--corpus DIR]
+
+FILE is what tdc.py printed (its stdout or its --tap file) for the same
+cases run on each kernel: guest/run -- ... and guest/run --variant stock
+-- ...  The report (Markdown, default docs/stock-comparison.md) gives the
+counts on each side and a table of every case whose result differs, with
+the stage that failed and an excerpt of why, grouped by the likely cause.
+The cause is guessed from the case (read from the corpus, default
+tc-tests/) and from the failure text: see CAUSES.
+"""
+
+import argparse
+import collections
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+REPO = os.path.dirname(HERE)
+
+RESULT_RE = re.compile(r'^(ok|not ok) \d+ - (\S+) ?(.*?)(?: # skip (.*))?$')
+
+
+class Result:
+    def __init__(self, status, name, detail=None):
+        self.status = status        # 'pass', 'fail' or 'skip'
+        self.name = name
+        self.detail = detail or []  # the "# ..." lines after a failure
+
+    def stage(self):
+        for line in self.detail:
+            if line.startswith('stage: '):
+                return line[len('stage: '):]
+        return ''
+
+    def why(self, width=160):
+        """The most telling line of the failure: what did not match, or
+        the first line of output."""
+        lines = [l.strip() for l in self.detail]
+        for prefix in ('matchJSON:', 'matchPattern', 'exit code', 'timed out',
+                       'Error:'):
+            for line in lines:
+                if line.startswith(prefix):
+                    return shorten(line, width)
+        for line in lines:
+            if line and not line.startswith(('stage:', 'command:',
+                                             'stdout:', 'stderr:')):
+                return shorten(line, width)
+        return ''
+
+    def errors(self):
+        """The kernel's "Error: ..." lines in the failure output."""
+        return [l.strip() for l in self.detail
+                if l.strip().startswith('Error:')]
+
+
+def shorten(text, width):
+    text = text.replace('|', '\\|')
+    return text if len(text) <= width else text[:width - 3] + '...'
+
+
+def parse_tap(path):
+    """{case id: Result} from tdc.py output (plain TAP lines, '# ' detail
+    lines after a 'not ok')."""
+    results = collections.OrderedDict()
+    current = None
+    with open(path, errors='replace') as f:
+        for raw in f:
+            line = raw.rstrip('\n')
+            m = RESULT_RE.match(line)
+            if m:
+                ok, cid, name, skip = m.groups()
+                status = 'skip' if skip is not None else \
+                    'pass' if ok == 'ok' else 'fail'
+                current = Result(status, name.strip())
+                if skip is not None:
+                    current.detail = [skip]
+                results[cid] = current
+                if status != 'fail':
+                    current = None
+            elif current is not None and line.startswith('#'):
+                current.detail.append(line[1:].strip())
+            elif not line.startswith('#'):
+                current = None
+    return results
+
+
+def load_corpus(root):
+    """{case id: case} for every case under root."""
+    cases = {}
+    for dirpath, dirs, names in os.walk(root):
+        for name in names:
+            if not name.endswith('.json'):
+                continue
+            try:
+                with open(os.path.join(dirpath, name)) as f:
+                    for case in json.load(f):
+                        if isinstance(case, dict) and 'id' in case:
+                            cases[case['id']] = case
+            except (OSError, ValueError):
+                pass
+    return cases
+
+
+def case_text(case):
+    """Everything a case says, as one string, for the cause rules."""
+    return json.dumps(case or {})
+
+
+# (key, title, test(case, ours, stock)): the first that holds is the cause
+def _stock_failed_at(stock, stage):
+    return stock.status == 'fail' and stock.stage() == stage
+
+
+def _is_mask_case(case, ours, stock):
+    text = case_text(case)
+    return 'Mask differs' in text or 'mask-mismatch' in \
+        case.get('category', [])
+
+
+def _unsupported_key(case, ours, stock):
+    return 'Unsupported flower attribute' in case_text(case) and \
+        stock.status == 'fail'
+
+
+def _unknown_or_length(case, ours, stock):
+    text = case_text(case)
+    return stock.status == 'fail' and any(
+        m in text for m in ('Unknown flower attribute type',
+                            'Flower attribute has a wrong length',
+                            'Mask given without its key', 'Key requires',
+                            'VLAN id must be below', 'VLAN priority must',
+                            'Stacked VLAN', 'Invalid flower flags',
+                            'skip_sw needs hardware offload'))
+
+
+def _version(case, ours, stock):
+    return 'seed-6' in case_text(case)
+
+
+def _dump(case, ours, stock):
+    return _stock_failed_at(stock, 'verify') and any(
+        word in case_text(case) for word in ('filter show', 'filter get',
+                                             'FLNL show'))
+
+
+def _our_failure(case, ours, stock):
+    return ours.status == 'fail' and stock.status == 'pass'
+
+
+CAUSES = [
+    ('version', 'Module identity: the cases that check the module is ours '
+     '(MODULE_VERSION seed-6.1)', _version),
+    ('mask', 'One mask per instance: ours refuses a second mask on a prio '
+     '(EINVAL, "one mask per prio"); stock flower keeps several masks per '
+     'prio and accepts it', _is_mask_case),
+    ('unsupported', 'Keys ours refuses (EOPNOTSUPP, "Unsupported flower '
+     'attribute ...") that stock flower implements', _unsupported_key),
+    ('extack', 'Validation and extack wording: ours checks attribute types, '
+     'lengths, masks and protocol requirements itself and says so; stock '
+     'uses its netlink policy (other messages, or accepts)',
+     _unknown_or_length),
+    ('dump', 'Dump differences: stock dumps other attributes or values for '
+     'the same filter', _dump),
+    ('ours', 'Cases that fail on ours only', _our_failure),
+    ('other', 'Other differences', lambda case, ours, stock: True),
+]
+
+
+def classify(case, ours, stock):
+    for key, title, test in CAUSES:
+        if test(case or {}, ours, stock):
+            return key
+    return 'other'
+
+
+def counts(results):
+    c = collections.Counter(r.status for r in results.values())
+    return c['pass'], c['fail'], c['skip']
+
+
+def shown_path(path):
+    path = os.path.abspath(path)
+    return os.path.relpath(path, REPO) if path.startswith(REPO + os.sep) \
+        else path
+
+
+def report(ours, stock, corpus, ours_path, stock_path):
+    ids = list(ours) + [i for i in stock if i not in ours]
+    differ = [i for i in ids if i in ours and i in stock and
+              ours[i].status != stock[i].status]
+    only_ours = [i for i in ids if i not in stock]
+    only_stock = [i for i in ids if i not in ours]
+    groups = collections.OrderedDict((key, []) for key, _, _ in CAUSES)
+    for cid in differ:
+        groups[classify(corpus.get(cid), ours[cid], stock[cid])].append(cid)
+
+    out = ['# Our flower against the stock 6.1 flower', '',
+           'Generated by `tdc/compare.py` from two runs of the same tdc '
+           'cases:', '',
+           '- ours: `%s`' % shown_path(ours_path),
+           '- stock: `%s`' % shown_path(stock_path), '',
+           '| kernel | cases | passed | failed | skipped |',
+           '|---|---|---|---|---|']
+    for label, results in (('ours', ours), ('stock', stock)):
+        p, f, s = counts(results)
+        out.append('| %s | %d | %d | %d | %d |' % (label, len(results), p,
+                                                   f, s))
+    same = sum(1 for i in ids if i in ours and i in stock and
+               ours[i].status == stock[i].status)
+    out += ['', '%d cases give the same result on both, %d differ.'
+            % (same, len(differ))]
+    if only_ours or only_stock:
+        out.append('%d cases ran on ours only, %d on stock only.'
+                   % (len(only_ours), len(only_stock)))
+    out.append('')
+    if differ:
+        out += ['## Differences by likely cause', '']
+        out += ['| cause | cases |', '|---|---|']
+        for key, title, _ in CAUSES:
+            if groups[key]:
+                out.append('| %s | %d |' % (key, len(groups[key])))
+        out.append('')
+    for key, title, _ in CAUSES:
+        cids = groups[key]
+        if not cids:
+            continue
+        out += ['### %s: %s' % (key, title), '',
+                '| id | case | ours | stock | stage | why (the side that '
+                'failed) |', '|---|---|---|---|---|---|']
+        for cid in cids:
+            o, s = ours[cid], stock[cid]
+            failed = s if s.status == 'fail' else o
+            out.append('| %s | %s | %s | %s | %s | %s |' % (
+                cid, shorten(o.name or s.name, 90), o.status, s.status,
+                failed.stage(), failed.why()))
+        out.append('')
+    return '\n'.join(out) + '\n'
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    p.add_argument('--ours', required=True, metavar='FILE')
+    p.add_argument('--stock', required=True, metavar='FILE')
+    p.add_argument('--out', default=os.path.join(REPO, 'docs',
+                                                 'stock-comparison.md'),
+                   metavar='FILE')
+    p.add_argument('--corpus', default=os.path.join(REPO, 'tc-tests'),
+                   metavar='DIR')
+    args = p.parse_args(argv)
+    ours, stock = parse_tap(args.ours), parse_tap(args.stock)
+    if not ours or not stock:
+        print('compare.py: no tdc results in %s' %
+              (args.ours if not ours else args.stock), file=sys.stderr)
+        return 2
+    text = report(ours, stock, load_corpus(args.corpus), args.ours,
+                  args.stock)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, 'w') as f:
+        f.write(text)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
