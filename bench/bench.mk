@@ -1,7 +1,7 @@
 # Classifier benchmark (bench/README.md); included from the top Makefile,
 # which defines REPO, BUILD, PYTHON, VARIANT.
 #
-#   make bench                 full run in one guest (~15 min under TCG),
+#   make bench                 full run in one guest (~25 min under TCG),
 #                              then bench/report.py: table.md + plot.png
 #   make bench VARIANT=stock   the same on the tree's own cls_flower
 #                              (results in build/guest-out/bench-stock;
@@ -19,11 +19,19 @@ BENCH_DIR      := $(if $(filter stock,$(VARIANT)),$(BENCH_STOCK),$(BENCH_OUT))
 BENCH_ARGS     ?=
 BENCH_TIMEOUT  ?= 5400
 BENCH_DOCS     := $(REPO)/docs/bench
-# Without ACPI/HPET the guest cannot calibrate its TSC and falls back to
-# jiffies, which lose ticks when the host is busy (a third of the time,
-# measured). Under TCG the guest TSC is the host's: tell the guest its rate.
-BENCH_TSC_KHZ  := $(shell awk '/^cpu MHz/ { printf "%d", $$4 * 1000; exit }' /proc/cpuinfo)
-BENCH_RUN      := $(REPO)/guest/run --variant $(VARIANT) \
+# Time base. Default: QEMU -icount, every guest instruction advances the
+# guest clock by 2^BENCH_ICOUNT ns, so rates count instructions and do not
+# depend on host load (deterministic to <1%; needs TCG and one vCPU: the
+# second CPU never comes up under -icount). The guest TSC then runs at
+# 1 GHz of that virtual time. BENCH_ICOUNT= (empty) measures host wall
+# time instead, with the guest TSC at the host's rate (without ACPI/HPET the
+# guest cannot calibrate it and falls back to jiffies, which lose ticks
+# when the host is busy); that is as noisy as the host is busy.
+BENCH_ICOUNT   ?= 3
+BENCH_TSC_KHZ  := $(if $(BENCH_ICOUNT),1000000,$(shell awk '/^cpu MHz/ { printf "%d", $$4 * 1000; exit }' /proc/cpuinfo))
+BENCH_RUN      := $(if $(BENCH_ICOUNT),TDC_QEMU_EXTRA="$${TDC_QEMU_EXTRA:-} -icount shift=$(BENCH_ICOUNT)") \
+                  $(REPO)/guest/run --variant $(VARIANT) \
+                  $(if $(BENCH_ICOUNT),--accel tcg --smp 1 -e BENCH_ICOUNT=$(BENCH_ICOUNT)) \
                   $(if $(BENCH_TSC_KHZ),--append "tsc_early_khz=$(BENCH_TSC_KHZ) tsc=reliable clocksource=tsc")
 
 .PHONY: bench bench-smoke bench-report bench-docs

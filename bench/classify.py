@@ -358,6 +358,11 @@ def meta(a):
                 kernel=os.uname().release,
                 accel=("kvm" if m and m.group(1) == "KVM" else "tcg"),
                 cpus=os.cpu_count(), clocksource=cs, smoke=a.smoke,
+                timebase=("icount: %d ns per guest instruction"
+                          % 2 ** int(os.environ["BENCH_ICOUNT"])
+                          if os.environ.get("BENCH_ICOUNT") else "wall"),
+                ns_per_insn=(2 ** int(os.environ["BENCH_ICOUNT"])
+                             if os.environ.get("BENCH_ICOUNT") else None),
                 date=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
                 runs=a.runs, seconds=a.seconds, counts=a.counts,
                 insert_counts=a.insert_counts, u32_table=U32_TABLE,

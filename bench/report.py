@@ -35,17 +35,26 @@ def one(res, kind):
     return next((p for p in res["points"] if p["classifier"] == kind), None)
 
 
+def clock(m):
+    return ("icount time base" if m.get("ns_per_insn") else
+            "wall clock (%s)" % m.get("clocksource", "?"))
+
+
 def plot(res, stock, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.2))
     runs = [("ours", res, "-")] + ([("stock", stock, "--")] if stock else [])
+    npi = res["meta"].get("ns_per_insn")
+    for p in [p for _, r, _ in runs for p in r["points"]]:
+        p["insns"] = p["cost_ns"] / npi if npi else p["cost_ns"]
     for ax, key, ylabel in (
             (axes[0], "ratio", "cost per packet / matchall-drop cost "
                                "(same run)"),
-            (axes[1], "cost_ns", "ns per packet (TCG: absolute values "
-                                 "are noise)")):
+            (axes[1], "insns", "guest instructions per packet (icount)"
+             if npi else "ns per packet (TCG wall clock: absolute values "
+                         "are noise)")):
         for name, r, style in runs:
             for i, kind in enumerate(ORDER):
                 if name == "stock" and not kind.startswith("flower"):
@@ -73,9 +82,10 @@ def plot(res, stock, path):
     axes[0].legend(fontsize=7)
     m = res["meta"]
     fig.suptitle("Classify cost vs rule count: pktgen netif_receive into a "
-                 "dummy, clsact ingress, drop (%s kernel %s, %s, median of "
-                 "%d x %g s)" % (m["variant"], m["kernel"], m["accel"].upper(),
-                                 m["runs"], m["seconds"]), fontsize=10)
+                 "dummy, clsact ingress, drop (%s kernel %s, %s, %s, median "
+                 "of %d x %g s)" % (m["variant"], m["kernel"],
+                                    m["accel"].upper(), clock(m), m["runs"],
+                                    m["seconds"]), fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -102,13 +112,17 @@ def classify_table(res):
 
 
 def abs_table(res):
-    out = ["| classifier | case | rules | pps (median) | ns/packet | "
-           "matchall pps (same run) | cost ratio | packets | checked |",
-           "|---|---|---|---|---|---|---|---|---|"]
+    npi = res["meta"].get("ns_per_insn")
+    out = ["| classifier | case | rules | pps (median) | ns/packet | %s"
+           "matchall pps (same run) | cost ratio | packets | checked |"
+           % ("guest insns/packet | " if npi else ""),
+           "|---|---|---|---|---|---|---|---|---|" + ("---|" if npi else "")]
     for p in res["points"]:
-        out.append("| %s | %s | %d | %.0f | %.0f | %.0f | %.2f | %d | %s |" % (
-            p["classifier"], p["case"], p["rules"], p["pps"], p["cost_ns"],
-            p["base_pps"], p["ratio"], p["packets"], p["verified"]))
+        out.append("| %s | %s | %d | %.0f | %.0f | %s%.0f | %.2f | %d | %s |"
+                   % (p["classifier"], p["case"], p["rules"], p["pps"],
+                      p["cost_ns"],
+                      ("%.0f | " % (p["cost_ns"] / npi)) if npi else "",
+                      p["base_pps"], p["ratio"], p["packets"], p["verified"]))
     return out
 
 
@@ -175,11 +189,16 @@ def table(res, stock):
     m = res["meta"]
     out = ["# Classifier benchmark: %s kernel %s" % (m["variant"],
                                                       m["kernel"]), "",
-           "Run %s, %s guest, %d vCPU, median of %d (test, matchall) run "
-           "pairs of %g s per point, `make bench` took %.0f s in the guest. "
-           "See bench/README.md for the method." % (
-               m["date"], m["accel"].upper(), m["cpus"], m["runs"],
-               m["seconds"], m.get("elapsed_s", 0)), "",
+           "Run %s, %s guest, %d vCPU, %s, median of %d (test, "
+           "matchall) run pairs of %g s per point; the script took %.0f s "
+           "of guest time. See bench/README.md for the method." % (
+               m["date"], m["accel"].upper(), m["cpus"],
+               ("time base QEMU -icount: %d ns of guest time per guest "
+                "instruction, so rates count instructions, independent of "
+                "host load" % m["ns_per_insn"]) if m.get("ns_per_insn")
+               else "host wall clock (clocksource %s): noisy"
+               % m.get("clocksource", "?"),
+               m["runs"], m["seconds"], m.get("elapsed_s", 0)), "",
            "## Classify cost relative to matchall drop", "",
            "Cost per packet divided by the cost of a single matchall drop "
            "rule measured in the same run, right after each measurement "
@@ -198,9 +217,10 @@ def table(res, stock):
     out += control_table(res)
     if stock and stock["control"]:
         out += control_table(stock, " [stock]")[2:]
-    out += ["", "## All points (absolute numbers: %s emulation, noise "
-            "+-15%% or worse; only ratios mean anything)" %
-            m["accel"].upper(), ""]
+    out += ["", "## All points (absolute numbers are %s; compare "
+            "ratios)" % ("emulated guest time: instructions, not what "
+                         "hardware would do" if m.get("ns_per_insn") else
+                         "TCG wall clock: noise +-15% or worse"), ""]
     out += abs_table(res)
     if stock:
         out += ["", "Stock kernel:", ""] + abs_table(stock)

@@ -341,29 +341,34 @@ class Injector:
         return err, lost, injected
 
 
+SLUB_DEBUG_FAILSLAB = 'slub_debug=A;-,kmemleak_object,kmemleak_scan_area'
+
+
 def cache_filter():
-    """Fail allocations from every slab cache but kmemleak's own: its
+    """Fault injection only in the slab caches flagged SLAB_FAILSLAB, when
+    the kernel was booted with SLUB_DEBUG_FAILSLAB (every cache but
+    kmemleak's own; make stress does that for lifecycle).  kmemleak's
     metadata allocations fall back to a pool when they fail, so a fault
-    injected there is absorbed and would only blur the counts.  A merged
-    cache (several names, refcount > 1) cannot be flagged: boot with
-    slab_nomerge (make stress does) to reach them all.  Returns
-    (caches flagged, caches that could not be)."""
+    injected there is absorbed and only blurs the counts.  (The per-cache
+    failslab file in /sys/kernel/slab is read-only in 6.1.)  Returns
+    (caches flagged, caches not flagged) and sets cache-filter when some
+    are flagged."""
     base = '/sys/kernel/slab'
     if not os.path.isdir(base):
         return None
-    ok = bad = 0
+    flagged = unflagged = 0
     for c in sorted(os.listdir(base)):
         if os.path.islink(os.path.join(base, c)):
             continue                    # an alias of a merged cache
-        want = '0' if c.startswith('kmemleak') else '1'
         try:
-            with open(os.path.join(base, c, 'failslab'), 'w') as f:
-                f.write(want)
-            ok += 1
+            with open(os.path.join(base, c, 'failslab')) as f:
+                on = f.read().strip() == '1'
         except OSError:
-            bad += 1
-    fs_set('cache-filter', 'Y')
-    return ok, bad
+            continue
+        flagged += on
+        unflagged += not on
+    fs_set('cache-filter', 'Y' if flagged else 'N')
+    return flagged, unflagged
 
 
 def snapshot(nl, idx):
@@ -390,6 +395,8 @@ def part_failslab(res, nl, space_runs, seed, max_nth):
                          'kernel)')
         return
     caches = cache_filter()
+    if caches and not caches[0]:
+        caches = None               # no cache filter: every cache may fail
     fs_set('verbose', 0)             # no stack dumps on the console
     fs_set('ignore-gfp-wait', 'N')   # GFP_KERNEL allocations may fail too
     fs_set('task-filter', 'Y')
@@ -539,8 +546,8 @@ def part_failslab(res, nl, space_runs, seed, max_nth):
               'consistent with its answer' % (stats['injected'], stats))
     res.data['failslab'] = dict(stats, sites=per_op, seconds=round(took),
                                 caches=caches)
-    res.notes.append('failslab: slab caches failing (flagged, not '
-                     'flaggable): %s; fault sites per request (fail-nth): '
+    res.notes.append('failslab: slab caches with failslab (on, off; '
+                     'None: all): %s; fault sites per request (fail-nth): '
                      '%s; %d injected: %s; %.0f s' % (
                          caches, per_op, stats['injected'], stats, took))
 

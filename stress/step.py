@@ -3,7 +3,8 @@
 """stress/step.py - run stress/suite.sh parts in the guest, from the host.
 
 usage: stress/step.py [--variant V] [--timeout S] [--each] [--name NAME]
-                      [-e VAR=VALUE]... [--append ARGS] PART...
+                      [-e VAR=VALUE]... [--append ARGS]
+                      [--part-append PART=ARGS]... PART...
 
 Boots the guest (guest/run) once for all PARTs, or once per part with
 --each, running `sh stress/suite.sh PART...` with the -e environment
@@ -47,8 +48,11 @@ def boot(a, parts, tag):
     os.makedirs(os.path.dirname(log), exist_ok=True)
     cmd = [os.path.join(REPO, 'guest', 'run'), '--variant', a.variant,
            '--timeout', str(a.timeout), '--console-log', log, '-v']
-    if a.append:
-        cmd += ['--append', a.append]
+    append = ' '.join([a.append] + [v.split('=', 1)[1] for v in
+                                    a.part_append
+                                    if v.split('=', 1)[0] in parts]).strip()
+    if append:
+        cmd += ['--append', append]
     env = list(a.env)
     if not any(e.startswith('STRESS_OUT=') for e in env):
         env.append('STRESS_OUT=' + os.path.join(REPO, 'build', 'guest-out',
@@ -120,7 +124,11 @@ def main(argv=None):
     p.add_argument('--each', action='store_true',
                    help='one guest boot per part')
     p.add_argument('--name', default='run')
-    p.add_argument('--append', default='')
+    p.add_argument('--append', default='',
+                   help='kernel arguments for every boot')
+    p.add_argument('--part-append', action='append', default=[],
+                   metavar='PART=ARGS',
+                   help='kernel arguments for boots that run PART')
     p.add_argument('-e', dest='env', action='append', default=[])
     p.add_argument('parts', nargs='+',
                    choices=('fuzz', 'churn', 'lifecycle'))

@@ -23,6 +23,8 @@ STRESS_CHURN_CYCLES ?= 10000
 STRESS_FILTERS      ?= 100000
 STRESS_SPACE_RUNS   ?= 100
 STRESS_TIMEOUT      ?= 14400
+# failslab only in slab caches other than kmemleak's (lifecycle.py)
+STRESS_LIFE_APPEND  ?= slub_debug=A;-,kmemleak_object,kmemleak_scan_area
 
 SMOKE_VARIANT       ?= ours
 SMOKE_SEED          ?= 1
@@ -45,6 +47,7 @@ stress-guest-%:
 stress: stress-guest-$(STRESS_VARIANT)
 	$(STRESS_STEP) --name stress --each --variant $(STRESS_VARIANT) \
 		--timeout $(STRESS_TIMEOUT) \
+		--part-append 'lifecycle=$(STRESS_LIFE_APPEND)' \
 		-e STRESS_SEED=$(STRESS_SEED) \
 		-e FUZZ_COUNT=$(STRESS_FUZZ_COUNT) \
 		-e CHURN_CYCLES=$(STRESS_CHURN_CYCLES) \

@@ -39,19 +39,32 @@ class Result:
         return ''
 
     def why(self, width=160):
-        """The most telling line of the failure: what did not match, or
-        the first line of output."""
+        """What went wrong, in a line: the mismatch or exit code, and the
+        first line the command printed."""
         lines = [l.strip() for l in self.detail]
-        for prefix in ('matchJSON:', 'matchPattern', 'exit code', 'timed out',
-                       'Error:'):
-            for line in lines:
-                if line.startswith(prefix):
-                    return shorten(line, width)
-        for line in lines:
-            if line and not line.startswith(('stage:', 'command:',
-                                             'stdout:', 'stderr:')):
-                return shorten(line, width)
-        return ''
+        what = next((l for l in lines if l.startswith(
+            ('matchJSON:', 'exit code', 'timed out', 'output is not JSON'))),
+            '')
+        if not what and any(l.startswith('matchPattern') for l in lines):
+            what = 'pattern not found'
+        printed = self.printed()
+        text = '; '.join(x for x in (what, 'printed: ' + printed
+                                      if printed else '') if x)
+        return shorten(text, width)
+
+    def printed(self):
+        """The first line of the failing command's output (stdout, else
+        stderr): Error: lines first."""
+        out, section = [], None
+        for line in self.detail:
+            if line.strip() in ('stdout:', 'stderr:'):
+                section = line.strip()
+            elif section and line.strip():
+                out.append(line.strip())
+        errors = [l for l in out if l.startswith('Error:')]
+        first = (errors or out or [''])[0]
+        keys = re.findall(r'"keys":\{[^}]*\}', first)
+        return ' '.join(sorted(set(keys))) if keys else first
 
     def errors(self):
         """The kernel's "Error: ..." lines in the failure output."""
@@ -117,6 +130,15 @@ def _stock_failed_at(stock, stage):
     return stock.status == 'fail' and stock.stage() == stage
 
 
+def _duplicate_key(case, ours, stock):
+    return 'A filter with the same key exists' in case_text(case)
+
+
+def _classification(case, ours, stock):
+    return bool(case.get('scapy')) and stock.status == 'fail' and \
+        stock.stage() == 'verify'
+
+
 def _is_mask_case(case, ours, stock):
     text = case_text(case)
     return 'Mask differs' in text or 'mask-mismatch' in \
@@ -156,6 +178,10 @@ def _our_failure(case, ours, stock):
 CAUSES = [
     ('version', 'Module identity: the cases that check the module is ours '
      '(MODULE_VERSION seed-6.1)', _version),
+    ('duplicate', 'Same key twice on an instance: ours refuses it with '
+     'EEXIST and "A filter with the same key exists in this flower '
+     'instance"; stock words it otherwise or (replace) accepts it',
+     _duplicate_key),
     ('mask', 'One mask per instance: ours refuses a second mask on a prio '
      '(EINVAL, "one mask per prio"); stock flower keeps several masks per '
      'prio and accepts it', _is_mask_case),
@@ -165,6 +191,8 @@ CAUSES = [
      'lengths, masks and protocol requirements itself and says so; stock '
      'uses its netlink policy (other messages, or accepts)',
      _unknown_or_length),
+    ('classification', 'Classification: stock counts other frames for the '
+     'same filter', _classification),
     ('dump', 'Dump differences: stock dumps other attributes or values for '
      'the same filter', _dump),
     ('ours', 'Cases that fail on ours only', _our_failure),
