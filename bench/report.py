@@ -144,6 +144,27 @@ def control_table(res, label=""):
     return out
 
 
+def control_vs_stock(res, stock):
+    """Ours against stock, flower only, at each filter count both ran."""
+    ours = {c["filters"]: c for c in res["control"]
+            if c["classifier"] == "flower"}
+    theirs = {c["filters"]: c for c in stock["control"]
+              if c["classifier"] == "flower"}
+    out = ["| filters | inserts/s ours / stock | dump ours / stock | "
+           "delete ours / stock | Slab B/filter ours / stock |",
+           "|---|---|---|---|---|"]
+    for n in sorted(set(ours) & set(theirs)):
+        o, t = ours[n], theirs[n]
+        out.append("| %d | %.0f / %.0f (%.2fx) | %.2f / %.2f s | "
+                   "%.2f / %.2f s | %.0f / %.0f (%.2fx) |" % (
+                       n, o["insert_per_s"], t["insert_per_s"],
+                       o["insert_per_s"] / t["insert_per_s"],
+                       o["dump_s"], t["dump_s"], o["delete_s"], t["delete_s"],
+                       o["slab_B_per_filter"], t["slab_B_per_filter"],
+                       o["slab_B_per_filter"] / t["slab_B_per_filter"]))
+    return out if len(out) > 2 else []
+
+
 def verdicts(res):
     c = res["criteria"]
     out = []
@@ -217,6 +238,12 @@ def table(res, stock):
     out += control_table(res)
     if stock and stock["control"]:
         out += control_table(stock, " [stock]")[2:]
+        vs = control_vs_stock(res, stock)
+        if vs:
+            out += ["", "Flower, ours against the stock cls_flower (the "
+                    "two runs above; an insert-rate ratio above 1 means "
+                    "ours inserts faster, a memory ratio below 1 that it "
+                    "uses less):", ""] + vs
     out += ["", "## All points (absolute numbers are %s; compare "
             "ratios)" % ("emulated guest time: instructions, not what "
                          "hardware would do" if m.get("ns_per_insn") else
