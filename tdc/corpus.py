@@ -7,11 +7,15 @@ included).  Run as a program it checks the repository's own corpus more
 strictly (check_tree): ids are 4 lowercase hex digits and unique over the
 whole tree, every case has the full upstream set of fields, and a case
 under filters/flower/ is in category "flower".  It prints each problem and
-a final line "N passed, N failed" (cases without / with problems).
+a final line "N passed, N failed" (cases without / with problems, plus
+one check of the corpus size: at least --min-flower cases in category
+"flower", at least --min-packets of them with a scapy block).
 
-usage: corpus.py [DIR]        (default: the repository's tc-tests/)
+usage: corpus.py [--min-flower N] [--min-packets N] [DIR]
+       (default: the repository's tc-tests/, 400 and 100)
 """
 
+import argparse
 import json
 import os
 import re
@@ -169,13 +173,39 @@ def check_tree(root):
     return count, bad, lines
 
 
+def corpus_size(root):
+    """(cases in category "flower", those of them with a scapy block)."""
+    flower = packets = 0
+    for path in case_files([root]):
+        try:
+            cases = load_file(path)
+        except ValueError:
+            continue
+        for case in cases:
+            if 'flower' in case.get('category', []):
+                flower += 1
+                packets += bool(case.get('scapy'))
+    return flower, packets
+
+
 def main(argv):
-    root = argv[0] if argv else DEFAULT_DIR
-    count, bad, lines = check_tree(root)
+    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    p.add_argument('--min-flower', type=int, default=400, metavar='N')
+    p.add_argument('--min-packets', type=int, default=100, metavar='N')
+    p.add_argument('root', nargs='?', default=DEFAULT_DIR, metavar='DIR')
+    a = p.parse_args(argv)
+    count, bad, lines = check_tree(a.root)
     for line in lines:
         print(line)
-    print('{} passed, {} failed'.format(count - bad, bad))
-    return 1 if bad else 0
+    flower, packets = corpus_size(a.root)
+    size_ok = flower >= a.min_flower and packets >= a.min_packets
+    print('corpus size: {} flower cases (at least {}), {} with packets '
+          '(at least {}): {}'.format(flower, a.min_flower, packets,
+                                     a.min_packets,
+                                     'ok' if size_ok else 'TOO SMALL'))
+    passed, failed = count - bad + size_ok, bad + (not size_ok)
+    print('{} passed, {} failed'.format(passed, failed))
+    return 1 if failed else 0
 
 
 if __name__ == '__main__':

@@ -51,11 +51,34 @@ class TestTree(unittest.TestCase):
 
     def test_duplicate_fails_the_program(self):
         self.write('x/a.json', [good_case('a1b2'), good_case('a1b2')])
-        proc = subprocess.run(['/usr/bin/python3',
-                               os.path.join(TDC_DIR, 'corpus.py'), self.root],
-                              capture_output=True, text=True)
+        proc = self.run_program('--min-flower', '0', '--min-packets', '0')
         self.assertEqual(proc.returncode, 1)
+        self.assertEqual(proc.stdout.splitlines()[-1], '2 passed, 1 failed')
+
+    def run_program(self, *args):
+        return subprocess.run(['/usr/bin/python3',
+                               os.path.join(TDC_DIR, 'corpus.py')] +
+                              list(args) + [self.root],
+                              capture_output=True, text=True)
+
+    def test_size_counts_flower_cases_and_packet_cases(self):
+        scapy = {'iface': 'v0p0', 'count': 1, 'packet': 'Ether()'}
+        self.write('filters/flower/a.json', [
+            good_case('a1b2'), good_case('a1b3', scapy=scapy),
+            good_case('a1b4', scapy=[scapy, scapy])])
+        self.write('filters/u32/a.json', [
+            good_case('a1b5', category=['filter', 'u32'], scapy=scapy)])
+        self.assertEqual(corpus.corpus_size(self.root), (3, 2))
+
+    def test_too_small_corpus_fails_the_program(self):
+        self.write('filters/flower/a.json', [good_case('a1b2')])
+        proc = self.run_program('--min-flower', '2', '--min-packets', '0')
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn('TOO SMALL', proc.stdout)
         self.assertEqual(proc.stdout.splitlines()[-1], '1 passed, 1 failed')
+        proc = self.run_program('--min-flower', '1', '--min-packets', '0')
+        self.assertEqual(proc.returncode, 0)
+        self.assertEqual(proc.stdout.splitlines()[-1], '2 passed, 0 failed')
 
     def test_id_format(self):
         self.write('x/a.json', [good_case('A1B2'), good_case('12345'),
