@@ -134,6 +134,11 @@ def _duplicate_key(case, ours, stock):
     return 'A filter with the same key exists' in case_text(case)
 
 
+def _zero_mask_address(case, ours, stock):
+    return _classification(case, ours, stock) and \
+        re.search(r'_ip [0-9a-f.:]+/0\b', case_text(case)) is not None
+
+
 def _classification(case, ours, stock):
     return bool(case.get('scapy')) and stock.status == 'fail' and \
         stock.stage() == 'verify'
@@ -191,6 +196,12 @@ CAUSES = [
      'lengths, masks and protocol requirements itself and says so; stock '
      'uses its netlink policy (other messages, or accepts)',
      _unknown_or_length),
+    ('zero-mask', 'An address key with an all-zero mask (dst_ip '
+     '0.0.0.0/0): stock sets control.addr_type in key and mask, but '
+     'programs its dissector only with keys whose mask is non-zero, so '
+     'IPV4_ADDRS is not dissected, addr_type stays 0 in the packet and the '
+     'filter matches nothing; ours matches every packet of the protocol',
+     _zero_mask_address),
     ('classification', 'Classification: stock counts other frames for the '
      'same filter', _classification),
     ('dump', 'Dump differences: stock dumps other attributes or values for '

@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0
+"""compare.py: TAP parsing and the grouping of differences by cause."""
+
+import os
+import sys
+import tempfile
+import unittest
+
+TDC_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+sys.path.insert(0, TDC_DIR)
+
+import compare                                  # noqa: E402
+
+OURS = """ok 1 - aaa1 mask mismatch refused
+ok 2 - aaa2 dst_ip /0 matches all
+ok 3 - aaa3 plain add
+not ok 4 - aaa4 a case ours fails
+# stage: verify
+# matchJSON: $[1].options.keys.dst_ip: expected "10.0.0.1", got null
+ok 5 - aaa5 skipped on both # skip no scapy
+"""
+
+STOCK = """not ok 1 - aaa1 mask mismatch refused
+# stage: cmdUnderTest
+# exit code 0, expected 2
+not ok 2 - aaa2 dst_ip /0 matches all
+# stage: verify
+# matchJSON: $[1].options.actions[0].stats.packets: expected 1, got 0
+ok 3 - aaa3 plain add
+ok 4 - aaa4 a case ours fails
+ok 5 - aaa5 skipped on both # skip no scapy
+"""
+
+CORPUS = {
+    'aaa1': {'id': 'aaa1', 'category': ['flower', 'mask-mismatch'],
+             'cmdUnderTest': 'tc filter add ... dst_ip 10.0.0.0/16'},
+    'aaa2': {'id': 'aaa2', 'category': ['flower'],
+             'cmdUnderTest': 'tc filter add ... dst_ip 0.0.0.0/0',
+             'scapy': {'iface': 'x', 'count': 1, 'packet': 'Ether()'}},
+    'aaa4': {'id': 'aaa4', 'category': ['flower']},
+}
+
+
+class TestCompare(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def tap(self, name, text):
+        path = os.path.join(self.tmp.name, name)
+        with open(path, 'w') as f:
+            f.write(text)
+        return compare.parse_tap(path)
+
+    def test_parse_tap(self):
+        stock = self.tap('stock.tap', STOCK)
+        self.assertEqual([r.status for r in stock.values()],
+                         ['fail', 'fail', 'pass', 'pass', 'skip'])
+        self.assertEqual(stock['aaa2'].stage(), 'verify')
+        self.assertIn('expected 1, got 0', stock['aaa2'].why())
+
+    def test_causes(self):
+        ours, stock = self.tap('o', OURS), self.tap('s', STOCK)
+        self.assertEqual(compare.classify(CORPUS['aaa1'], ours['aaa1'],
+                                          stock['aaa1']), 'mask')
+        self.assertEqual(compare.classify(CORPUS['aaa2'], ours['aaa2'],
+                                          stock['aaa2']), 'zero-mask')
+        self.assertEqual(compare.classify(CORPUS['aaa4'], ours['aaa4'],
+                                          stock['aaa4']), 'ours')
+
+    def test_report_counts_and_lists_only_differences(self):
+        text = compare.report(self.tap('o', OURS), self.tap('s', STOCK),
+                              CORPUS, 'o.tap', 's.tap')
+        self.assertIn('| ours | 5 | 3 | 1 | 1 |', text)
+        self.assertIn('| stock | 5 | 2 | 2 | 1 |', text)
+        self.assertIn('2 cases give the same result on both, 3 differ.',
+                      text)
+        for cid in ('aaa1', 'aaa2', 'aaa4'):
+            self.assertIn('| %s |' % cid, text)
+        for cid in ('aaa3', 'aaa5'):
+            self.assertNotIn('| %s |' % cid, text)
+
+
+if __name__ == '__main__':
+    unittest.main()
