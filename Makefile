@@ -6,6 +6,8 @@
 #   make kernel         build bzImage + modules   (VARIANT=ours|stock|debug)
 #   make initramfs      build/initramfs.cpio.gz
 #   make guest          kernel + initramfs
+#   make compare        the flower corpus on the stock 6.1 cls_flower and on
+#                       ours, then docs/stock-comparison.md (tdc/compare.py)
 #   make series         git format-patch series against the pristine tree
 #   make series-check   apply that series to a fresh tree, build cls_flower.o
 #   make clean          remove objects and initramfs (keep extracted trees)
@@ -60,7 +62,7 @@ SC_OBJ         := $(BUILD)/obj/series-check
 
 KERNEL_LOCK    := $(BUILD)/.kernel.lock
 
-.PHONY: deps kernel kernel-locked initramfs guest run test upstream series \
+.PHONY: deps kernel kernel-locked initramfs guest run test upstream compare series \
         series-locked series-check clean distclean trees tree-pristine tree-ours
 
 # ---------------------------------------------------------------------------
@@ -137,6 +139,32 @@ upstream:
 		$(PYTHON) tdc/tdc.py -p nsPlugin --timeout 1800 \
 		--tap build/guest-out/upstream-$(VARIANT).tap \
 		-f $(UPSTREAM_CASES)/tests.json -f $(UPSTREAM_CASES)/concurrency.json
+
+# The same corpus on the tree's own cls_flower (VARIANT=stock kernel) and on
+# ours, one guest after the other; TAP in build/guest-out/compare/, the
+# report in docs/stock-comparison.md.  A failing case is data here, not an
+# error: only a guest that never reported (no TAP) fails the target.
+COMPARE_OUT    := $(BUILD)/guest-out/compare
+COMPARE_REPORT := $(REPO)/docs/stock-comparison.md
+compare:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory guest VARIANT=stock
+	@$(MAKE) --no-print-directory guest VARIANT=ours
+	@rm -rf $(COMPARE_OUT); mkdir -p $(COMPARE_OUT)
+	@for v in stock ours; do \
+		start=$$(date +%s); rc=0; \
+		$(REPO)/guest/run --variant $$v --timeout 7200 \
+			--console-log $(BUILD)/logs/console-compare-$$v.log -- \
+			$(PYTHON) tdc/tdc.py -c flower \
+			--tap $(COMPARE_OUT)/$$v.tap >$(COMPARE_OUT)/$$v.out 2>&1 || rc=$$?; \
+		took=$$(( $$(date +%s) - start )); \
+		echo "$$v=$$took" >>$(COMPARE_OUT)/seconds; \
+		echo "compare: $$v: guest exit $$rc, $$took s," \
+			"$$(tail -n 1 $(COMPARE_OUT)/$$v.out)"; \
+	done
+	$(PYTHON) $(REPO)/tdc/compare.py --ours $(COMPARE_OUT)/ours.tap \
+		--stock $(COMPARE_OUT)/stock.tap --out $(COMPARE_REPORT) \
+		$$(sed 's/^/--seconds /' $(COMPARE_OUT)/seconds)
 
 # ---------------------------------------------------------------------------
 series:

@@ -3,6 +3,7 @@
 """compare.py - our flower against the tree's stock flower, case by case.
 
 usage: compare.py --ours FILE --stock FILE [--out FILE] [--corpus DIR]
+                  [--seconds KERNEL=S]...
 
 FILE is what tdc.py printed (its stdout or its --tap file) for the same
 cases run on each kernel: guest/run -- ... and guest/run --variant stock
@@ -176,6 +177,11 @@ def _dump(case, ours, stock):
                                              'FLNL show'))
 
 
+def _vlan_dump(case, ours, stock):
+    return _stock_failed_at(stock, 'verify') and \
+        re.search(r'802\.1(q|ad)|vlan', case_text(case)) is not None
+
+
 def _our_failure(case, ours, stock):
     return ours.status == 'fail' and stock.status == 'pass'
 
@@ -204,6 +210,10 @@ CAUSES = [
      _zero_mask_address),
     ('classification', 'Classification: stock counts other frames for the '
      'same filter', _classification),
+    ('vlan-dump', 'VLAN filters: ours dumps the filter\'s 802.1Q/802.1ad '
+     'TPID back as TCA_FLOWER_KEY_ETH_TYPE (what tc sent); stock keeps the '
+     'TPID in its key but does not dump it, so `tc -j` shows no eth_type '
+     'and the netlink round trip misses the attribute', _vlan_dump),
     ('dump', 'Dump differences: stock dumps other attributes or values for '
      'the same filter', _dump),
     ('ours', 'Cases that fail on ours only', _our_failure),
@@ -229,7 +239,7 @@ def shown_path(path):
         else path
 
 
-def report(ours, stock, corpus, ours_path, stock_path):
+def report(ours, stock, corpus, ours_path, stock_path, seconds=None):
     ids = list(ours) + [i for i in stock if i not in ours]
     differ = [i for i in ids if i in ours and i in stock and
               ours[i].status != stock[i].status]
@@ -244,12 +254,14 @@ def report(ours, stock, corpus, ours_path, stock_path):
            'cases:', '',
            '- ours: `%s`' % shown_path(ours_path),
            '- stock: `%s`' % shown_path(stock_path), '',
-           '| kernel | cases | passed | failed | skipped |',
-           '|---|---|---|---|---|']
+           '| kernel | cases | passed | failed | skipped | run (guest, wall) |',
+           '|---|---|---|---|---|---|']
     for label, results in (('ours', ours), ('stock', stock)):
         p, f, s = counts(results)
-        out.append('| %s | %d | %d | %d | %d |' % (label, len(results), p,
-                                                   f, s))
+        took = (seconds or {}).get(label)
+        out.append('| %s | %d | %d | %d | %d | %s |' % (
+            label, len(results), p, f, s,
+            '%.1f min' % (took / 60) if took else '-'))
     same = sum(1 for i in ids if i in ours and i in stock and
                ours[i].status == stock[i].status)
     out += ['', '%d cases give the same result on both, %d differ.'
@@ -291,14 +303,18 @@ def main(argv=None):
                    metavar='FILE')
     p.add_argument('--corpus', default=os.path.join(REPO, 'tc-tests'),
                    metavar='DIR')
+    p.add_argument('--seconds', action='append', default=[],
+                   metavar='KERNEL=S', help='how long that run took')
     args = p.parse_args(argv)
+    seconds = {k: float(v) for k, v in
+               (x.split('=', 1) for x in args.seconds)}
     ours, stock = parse_tap(args.ours), parse_tap(args.stock)
     if not ours or not stock:
         print('compare.py: no tdc results in %s' %
               (args.ours if not ours else args.stock), file=sys.stderr)
         return 2
     text = report(ours, stock, load_corpus(args.corpus), args.ours,
-                  args.stock)
+                  args.stock, seconds)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, 'w') as f:
         f.write(text)

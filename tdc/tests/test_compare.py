@@ -70,9 +70,9 @@ class TestCompare(unittest.TestCase):
 
     def test_report_counts_and_lists_only_differences(self):
         text = compare.report(self.tap('o', OURS), self.tap('s', STOCK),
-                              CORPUS, 'o.tap', 's.tap')
-        self.assertIn('| ours | 5 | 3 | 1 | 1 |', text)
-        self.assertIn('| stock | 5 | 2 | 2 | 1 |', text)
+                              CORPUS, 'o.tap', 's.tap', {'ours': 90})
+        self.assertIn('| ours | 5 | 3 | 1 | 1 | 1.5 min |', text)
+        self.assertIn('| stock | 5 | 2 | 2 | 1 | - |', text)
         self.assertIn('2 cases give the same result on both, 3 differ.',
                       text)
         for cid in ('aaa1', 'aaa2', 'aaa4'):
