@@ -299,7 +299,11 @@ class Injector:
         err, lost = None, None
         arm()
         try:
-            sock.send(data)
+            try:
+                sock.send(data)
+            except OSError as e:
+                disarm()
+                return None, ('send', e.errno)
             while True:
                 n = sock.recv_into(buf)
                 if n >= 20 and struct.unpack_from('<I', buf, 8)[0] == seq \
@@ -310,7 +314,7 @@ class Injector:
             disarm()
             raise
         except OSError as e:
-            lost = e.errno
+            lost = ('reply', e.errno)
         disarm()
         return err, lost
 
@@ -450,8 +454,8 @@ def part_failslab(res, nl, space_runs, seed, max_nth):
             new_msg(i, 2, h, None, NLM_F_CREATE | NLM_F_EXCL,
                     src=[10, 2, 0, h]) for h in (1, 2)],
     }
-    stats = {'injected': 0, 'refused': {}, 'acked': 0, 'lost': 0,
-             'not reached': 0}
+    stats = {'injected': 0, 'refused': {}, 'acked': 0, 'send failed': 0,
+             'reply lost': 0, 'not reached': 0}
     bad = 0
     cur = {}
 
@@ -473,10 +477,15 @@ def part_failslab(res, nl, space_runs, seed, max_nth):
                                                  applied else 'other'))
             return False, state
         stats['injected'] += 1
-        if lost is not None:
-            stats['lost'] += 1
+        if lost is not None and lost[0] == 'send':
+            stats['send failed'] += 1
+            ok = state == before
+            what = 'sendmsg failed (%s)' % errno.errorcode.get(lost[1],
+                                                               lost[1])
+        elif lost is not None:
+            stats['reply lost'] += 1
             ok = state in (before, applied)
-            what = 'reply lost (%s)' % errno.errorcode.get(lost, lost)
+            what = 'reply lost (%s)' % errno.errorcode.get(lost[1], lost[1])
         elif err:
             name_e = errno.errorcode.get(err, str(err))
             stats['refused'][name_e] = stats['refused'].get(name_e, 0) + 1

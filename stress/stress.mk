@@ -1,10 +1,16 @@
 # Reliability runs (stress/README.md).  Included from the top Makefile:
 #
 #   make stress         long run on the debug kernel (KASAN, kmemleak,
-#                       lockdep, failslab): fuzz, churn, lifecycle, one
-#                       guest boot each
+#                       lockdep, failslab): fuzz, churn, lifecycle and the
+#                       flower corpus, one guest boot each; then
+#                       stress/report.py writes docs/reliability.md
 #   make stress-smoke   bounded run (a few minutes) for `make test`, on
 #                       the normal kernel, all parts in one boot
+#   make stress-debug-smoke
+#                       bounded run for `make test` on the debug kernel
+#                       (built or brought up to date first): the same
+#                       parts with small counts, failslab and kmemleak
+#                       included, one boot
 #
 # Both end with "N passed, N failed" and fail (exit status != 0) on any
 # failed check, kernel splat, panic or timeout.  Counts are variables:
@@ -18,10 +24,11 @@ STRESS_STEP    := $(STRESS_PY) $(STRESS_REPO)/stress/step.py
 
 STRESS_VARIANT      ?= debug
 STRESS_SEED         ?= 1
-STRESS_FUZZ_COUNT   ?= 20000
-STRESS_CHURN_CYCLES ?= 10000
+STRESS_FUZZ_COUNT   ?= 8000
+STRESS_CHURN_CYCLES ?= 3000
 STRESS_FILTERS      ?= 100000
-STRESS_SPACE_RUNS   ?= 100
+STRESS_SPACE_RUNS   ?= 60
+STRESS_PARTS        ?= fuzz churn lifecycle corpus
 STRESS_TIMEOUT      ?= 14400
 # failslab only in slab caches other than kmemleak's (lifecycle.py)
 STRESS_LIFE_APPEND  ?= slub_debug=A;-,kmemleak_object,kmemleak_scan_area
@@ -34,7 +41,13 @@ SMOKE_FILTERS       ?= 10000
 SMOKE_SPACE_RUNS    ?= 10
 SMOKE_TIMEOUT       ?= 900
 
-.PHONY: stress stress-smoke stress-guest-%
+DSMOKE_FUZZ_COUNT   ?= 400
+DSMOKE_CHURN_CYCLES ?= 300
+DSMOKE_FILTERS      ?= 2000
+DSMOKE_SPACE_RUNS   ?= 10
+DSMOKE_TIMEOUT      ?= 1200
+
+.PHONY: stress stress-smoke stress-debug-smoke stress-guest-%
 
 # Build the variant's kernel and the initramfs only when missing (make
 # guest / make kernel VARIANT=... rebuild them on purpose).
@@ -44,8 +57,9 @@ stress-guest-%:
 	@test -f $(STRESS_REPO)/build/initramfs.cpio.gz || \
 		$(MAKE) --no-print-directory -C $(STRESS_REPO) initramfs
 
+# The report is written whatever the outcome; the target fails as step.py.
 stress: stress-guest-$(STRESS_VARIANT)
-	$(STRESS_STEP) --name stress --each --variant $(STRESS_VARIANT) \
+	@rc=0; $(STRESS_STEP) --name stress --each --variant $(STRESS_VARIANT) \
 		--timeout $(STRESS_TIMEOUT) \
 		--part-append 'lifecycle=$(STRESS_LIFE_APPEND)' \
 		-e STRESS_SEED=$(STRESS_SEED) \
@@ -53,7 +67,9 @@ stress: stress-guest-$(STRESS_VARIANT)
 		-e CHURN_CYCLES=$(STRESS_CHURN_CYCLES) \
 		-e LIFE_FILTERS=$(STRESS_FILTERS) \
 		-e LIFE_SPACE_RUNS=$(STRESS_SPACE_RUNS) \
-		fuzz churn lifecycle
+		$(STRESS_PARTS) || rc=$$?; \
+	$(STRESS_PY) $(STRESS_REPO)/stress/report.py --name stress; \
+	exit $$rc
 
 stress-smoke: stress-guest-$(SMOKE_VARIANT)
 	$(STRESS_STEP) --name smoke --variant $(SMOKE_VARIANT) \
@@ -63,4 +79,17 @@ stress-smoke: stress-guest-$(SMOKE_VARIANT)
 		-e CHURN_CYCLES=$(SMOKE_CHURN_CYCLES) \
 		-e LIFE_FILTERS=$(SMOKE_FILTERS) \
 		-e LIFE_SPACE_RUNS=$(SMOKE_SPACE_RUNS) \
+		fuzz churn lifecycle
+
+stress-debug-smoke:
+	@$(MAKE) --no-print-directory -C $(STRESS_REPO) kernel VARIANT=debug
+	@$(MAKE) --no-print-directory -C $(STRESS_REPO) initramfs
+	$(STRESS_STEP) --name debug-smoke --variant debug \
+		--timeout $(DSMOKE_TIMEOUT) \
+		--append '$(STRESS_LIFE_APPEND)' \
+		-e STRESS_SEED=$(SMOKE_SEED) \
+		-e FUZZ_COUNT=$(DSMOKE_FUZZ_COUNT) \
+		-e CHURN_CYCLES=$(DSMOKE_CHURN_CYCLES) \
+		-e LIFE_FILTERS=$(DSMOKE_FILTERS) \
+		-e LIFE_SPACE_RUNS=$(DSMOKE_SPACE_RUNS) \
 		fuzz churn lifecycle

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # stress/suite.sh PART... -- runs in the test guest (see stress/README.md).
 #
-# PART: fuzz, churn, lifecycle.  Each part's output goes to stdout and to
+# PART: fuzz, churn, lifecycle, corpus (the flower tdc corpus, tdc.py -c
+# flower, TAP in $STRESS_OUT/corpus.tap; its skipped cases are counted in
+# corpus.result.json).  Each part's output goes to stdout and to
 # $STRESS_OUT/<part>.out, its counts to $STRESS_OUT/<part>.json; the last
 # line is the sum of the parts' "N passed, N failed" lines.  Exit status 0
 # when every part passed.
@@ -16,7 +18,10 @@
 #   LIFE_FILTERS       filters of the big qdisc delete (default 100000)
 #   LIFE_SPACE_RUNS    failslab random-budget requests (default 30)
 #   LIFE_SKIP          lifecycle parts to skip (e.g. "big failslab")
+#   CORPUS_TIMEOUT     corpus: seconds per tc command (default 180)
 #   STRESS_OUT         where outputs go (default $TDC_GUEST_OUT/stress)
+#   STRESS_KMSG        a line written to /dev/kmsg first (self-test of the
+#                      splat path: "WARNING: test" must fail the run)
 
 PY=/usr/bin/python3
 HERE=$(dirname "$0")
@@ -24,10 +29,15 @@ SEED=${STRESS_SEED:-1}
 OUT=${STRESS_OUT:-${TDC_GUEST_OUT:-/tmp}/stress}
 mkdir -p "$OUT"
 
+if [ -n "${STRESS_KMSG:-}" ]; then
+	echo "$STRESS_KMSG" >/dev/kmsg
+fi
+
 total_p=0
 total_f=0
 rc=0
 for part in "$@"; do
+	cmd="$PY $HERE/$part.py"
 	case $part in
 	fuzz)
 		set -- --seed "$SEED" --count "${FUZZ_COUNT:-2000}" \
@@ -39,6 +49,10 @@ for part in "$@"; do
 		set -- --seed "$SEED" --filters "${LIFE_FILTERS:-100000}" \
 			--space-runs "${LIFE_SPACE_RUNS:-30}"
 		for s in ${LIFE_SKIP:-}; do set -- "$@" --skip "$s"; done ;;
+	corpus)
+		cmd="$PY $HERE/../tdc/tdc.py"
+		set -- -c flower --timeout "${CORPUS_TIMEOUT:-180}" \
+			--tap "$OUT/corpus.tap" ;;
 	*)
 		echo "suite: unknown part $part" >&2
 		exit 2 ;;
@@ -46,11 +60,23 @@ for part in "$@"; do
 	echo "=== $part $*"
 	start=$(date +%s)
 	args="$*"
-	$PY "$HERE/$part.py" "$@" --json "$OUT/$part.json" >"$OUT/$part.out" 2>&1
+	if [ "$part" = corpus ]; then
+		$cmd "$@" >"$OUT/$part.out" 2>&1
+	else
+		$cmd "$@" --json "$OUT/$part.json" >"$OUT/$part.out" 2>&1
+	fi
 	prc=$?
 	cat "$OUT/$part.out"
 	end=$(date +%s)
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$OUT/$part.out" | tail -1)
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' \
+		"$OUT/$part.out" | tail -1)
+	skipped=0
+	case $line in
+	*skipped)
+		skipped=${line##*failed, }
+		skipped=${skipped%% skipped}
+		line=${line%, [0-9]* skipped} ;;
+	esac
 	if [ -z "$line" ]; then
 		echo "suite: $part ended without a result line (exit $prc)"
 		line="0 passed, 1 failed"
@@ -65,7 +91,7 @@ for part in "$@"; do
 	total_f=$((total_f + f))
 	[ "$f" = 0 ] || rc=1
 	echo "=== $part: $p passed, $f failed, exit $prc, $((end - start)) s (guest clock)"
-	echo "{\"part\": \"$part\", \"args\": \"$args\", \"passed\": $p, \"failed\": $f, \"exit\": $prc, \"guest_seconds\": $((end - start))}" >"$OUT/$part.result.json"
+	echo "{\"part\": \"$part\", \"args\": \"$args\", \"passed\": $p, \"failed\": $f, \"skipped\": $skipped, \"exit\": $prc, \"guest_seconds\": $((end - start))}" >"$OUT/$part.result.json"
 done
 echo "$total_p passed, $total_f failed"
 exit $rc

@@ -73,6 +73,9 @@ STAGES = [
           summary_line),
     Stage('stress-smoke', ['make', '--no-print-directory', 'stress-smoke'],
           summary_line),
+    # builds the debug kernel (KASAN, kmemleak, lockdep) first
+    Stage('stress-debug-smoke', ['make', '--no-print-directory',
+                                 'stress-debug-smoke'], summary_line),
 ]
 
 
@@ -108,7 +111,7 @@ def run_stage(stage):
 def main(argv):
     if argv[:1] == ['--list']:
         for stage in STAGES:
-            print('{:<14} {}'.format(stage.name, ' '.join(stage.command)))
+            print('{:<19} {}'.format(stage.name, ' '.join(stage.command)))
         return 0
     unknown = set(argv) - {s.name for s in STAGES}
     if unknown:

@@ -95,7 +95,8 @@ class TestGate(unittest.TestCase):
     def test_real_stage_list(self):
         names = [stage.name for stage in gate.STAGES]
         self.assertEqual(names, ['unit', 'corpus', 'kernel', 'flower',
-                                 'bench-smoke', 'stress-smoke'])
+                                 'bench-smoke', 'stress-smoke',
+                                 'stress-debug-smoke'])
 
 
 if __name__ == '__main__':
