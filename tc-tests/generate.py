@@ -992,6 +992,33 @@ def get_cases(c):
                match_json=[{'kind': 'flower', 'options': v.options(0x42)}])
 
 
+def terse_cases(c):
+    """dump-roundtrip: tc -brief dumps (TCA_DUMP_FLAGS_TERSE) give each
+    filter's handle, flags and action kinds, never its keys."""
+    adds = [tc_filter('add', 'ip', 'dst_ip 10.0.0.1', handle=1,
+                      tail='action drop'),
+            tc_filter('add', 'ip', 'skip_hw dst_ip 10.0.0.2', handle=2,
+                      tail='classid 1:2 action pass'),
+            tc_filter('add', 'ip', 'dst_ip 10.0.0.3', handle=3)]
+    gact = [{'order': 1, 'kind': 'gact'}]
+    options = [{'handle': 1, 'keys': {}, 'not_in_hw': True,
+                'actions': gact},
+               {'handle': 2, 'keys': {}, 'skip_hw': True, 'not_in_hw': True,
+                'actions': gact},
+               {'handle': 3, 'keys': {}, 'not_in_hw': True}]
+    c.case('dump-roundtrip',
+           'Terse dump (tc -brief) of three filters: handles, flags and '
+           'action kinds, no keys, no classid', adds[-1], setup=adds[:-1],
+           verify='$TC -br -j filter show dev $DEV1 ingress',
+           pattern=whole(dump_text(('ip', 1, options))))
+    c.case('dump-roundtrip',
+           'Terse dump after deleting the middle filter lists the other '
+           'two', '$TC filter del dev $DEV1 ingress protocol ip prio 1 '
+           'handle 2 flower', setup=adds,
+           verify='$TC -br -j filter show dev $DEV1 ingress',
+           pattern=whole(dump_text(('ip', 1, [options[0], options[2]]))))
+
+
 ROUNDTRIP_GROUPS = [
     ('link-layer, ARP and VLAN', ('eth', 'arp', 'vlan')),
     ('IPv4/IPv6 address, ip_proto and TOS/TTL',
@@ -2498,6 +2525,7 @@ def build():
     delete_cases(c)
     flush_cases(c)
     roundtrip_cases(c)
+    terse_cases(c)
     packet_cases(c)
     c.assign_ids(foreign_ids(set('%s.json' % t for t in c.themes)))
     files = {}

@@ -1099,6 +1099,37 @@ nla_put_failure:
 	return -1;
 }
 
+/* tc -brief: the handle, flags and actions; no keys */
+static int fl_terse_dump(struct net *net, struct tcf_proto *tp, void *fh,
+			 struct sk_buff *skb, struct tcmsg *t, bool rtnl_held)
+{
+	struct cls_fl_filter *f = fh;
+	struct nlattr *nest;
+
+	if (!f)
+		return skb->len;
+
+	t->tcm_handle = f->handle;
+
+	nest = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!nest)
+		goto nla_put_failure;
+
+	if (nla_put_u32(skb, TCA_FLOWER_FLAGS,
+			f->flags | TCA_CLS_FLAGS_NOT_IN_HW))
+		goto nla_put_failure;
+
+	if (tcf_exts_terse_dump(skb, &f->exts))
+		goto nla_put_failure;
+
+	nla_nest_end(skb, nest);
+	return skb->len;
+
+nla_put_failure:
+	nla_nest_cancel(skb, nest);
+	return -1;
+}
+
 static void fl_bind_class(void *fh, u32 classid, unsigned long cl, void *q,
 			  unsigned long base)
 {
@@ -1117,6 +1148,7 @@ static struct tcf_proto_ops cls_fl_ops __read_mostly = {
 	.delete		= fl_delete,
 	.walk		= fl_walk,
 	.dump		= fl_dump,
+	.terse_dump	= fl_terse_dump,
 	.bind_class	= fl_bind_class,
 	.owner		= THIS_MODULE,
 };
