@@ -41,11 +41,19 @@ SMOKE_FILTERS       ?= 10000
 SMOKE_SPACE_RUNS    ?= 10
 SMOKE_TIMEOUT       ?= 900
 
+DSMOKE_SEED         ?= $(SMOKE_SEED)
 DSMOKE_FUZZ_COUNT   ?= 400
 DSMOKE_CHURN_CYCLES ?= 300
 DSMOKE_FILTERS      ?= 2000
 DSMOKE_SPACE_RUNS   ?= 10
 DSMOKE_TIMEOUT      ?= 1200
+
+# suite.sh's environment from the PREFIX_* variables above
+stress_env = -e STRESS_SEED=$($(1)_SEED) \
+	-e FUZZ_COUNT=$($(1)_FUZZ_COUNT) \
+	-e CHURN_CYCLES=$($(1)_CHURN_CYCLES) \
+	-e LIFE_FILTERS=$($(1)_FILTERS) \
+	-e LIFE_SPACE_RUNS=$($(1)_SPACE_RUNS)
 
 .PHONY: stress stress-smoke stress-debug-smoke stress-guest-%
 
@@ -62,11 +70,7 @@ stress: stress-guest-$(STRESS_VARIANT)
 	@rc=0; $(STRESS_STEP) --name stress --each --variant $(STRESS_VARIANT) \
 		--timeout $(STRESS_TIMEOUT) \
 		--part-append 'lifecycle=$(STRESS_LIFE_APPEND)' \
-		-e STRESS_SEED=$(STRESS_SEED) \
-		-e FUZZ_COUNT=$(STRESS_FUZZ_COUNT) \
-		-e CHURN_CYCLES=$(STRESS_CHURN_CYCLES) \
-		-e LIFE_FILTERS=$(STRESS_FILTERS) \
-		-e LIFE_SPACE_RUNS=$(STRESS_SPACE_RUNS) \
+		$(call stress_env,STRESS) \
 		$(STRESS_PARTS) || rc=$$?; \
 	$(STRESS_PY) $(STRESS_REPO)/stress/report.py --name stress; \
 	exit $$rc
@@ -74,11 +78,7 @@ stress: stress-guest-$(STRESS_VARIANT)
 stress-smoke: stress-guest-$(SMOKE_VARIANT)
 	$(STRESS_STEP) --name smoke --variant $(SMOKE_VARIANT) \
 		--timeout $(SMOKE_TIMEOUT) \
-		-e STRESS_SEED=$(SMOKE_SEED) \
-		-e FUZZ_COUNT=$(SMOKE_FUZZ_COUNT) \
-		-e CHURN_CYCLES=$(SMOKE_CHURN_CYCLES) \
-		-e LIFE_FILTERS=$(SMOKE_FILTERS) \
-		-e LIFE_SPACE_RUNS=$(SMOKE_SPACE_RUNS) \
+		$(call stress_env,SMOKE) \
 		fuzz churn lifecycle
 
 stress-debug-smoke:
@@ -87,9 +87,5 @@ stress-debug-smoke:
 	$(STRESS_STEP) --name debug-smoke --variant debug \
 		--timeout $(DSMOKE_TIMEOUT) \
 		--append '$(STRESS_LIFE_APPEND)' \
-		-e STRESS_SEED=$(SMOKE_SEED) \
-		-e FUZZ_COUNT=$(DSMOKE_FUZZ_COUNT) \
-		-e CHURN_CYCLES=$(DSMOKE_CHURN_CYCLES) \
-		-e LIFE_FILTERS=$(DSMOKE_FILTERS) \
-		-e LIFE_SPACE_RUNS=$(DSMOKE_SPACE_RUNS) \
+		$(call stress_env,DSMOKE) \
 		fuzz churn lifecycle
