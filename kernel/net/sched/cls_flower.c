@@ -1056,6 +1056,13 @@ static int fl_dump_key(struct sk_buff *skb, struct net *net,
 	return 0;
 }
 
+/* No hardware offload: every filter runs in software only */
+static int fl_dump_flags(struct sk_buff *skb, const struct cls_fl_filter *f)
+{
+	return nla_put_u32(skb, TCA_FLOWER_FLAGS,
+			   f->flags | TCA_CLS_FLAGS_NOT_IN_HW);
+}
+
 static int fl_dump(struct net *net, struct tcf_proto *tp, void *fh,
 		   struct sk_buff *skb, struct tcmsg *t, bool rtnl_held)
 {
@@ -1076,15 +1083,8 @@ static int fl_dump(struct net *net, struct tcf_proto *tp, void *fh,
 	    nla_put_u32(skb, TCA_FLOWER_CLASSID, f->res.classid))
 		goto nla_put_failure;
 
-	if (fl_dump_key(skb, net, &f->key, &rtnl_dereference(head->mask)->key))
-		goto nla_put_failure;
-
-	/* No hardware offload: every filter runs in software only */
-	if (nla_put_u32(skb, TCA_FLOWER_FLAGS,
-			f->flags | TCA_CLS_FLAGS_NOT_IN_HW))
-		goto nla_put_failure;
-
-	if (tcf_exts_dump(skb, &f->exts))
+	if (fl_dump_key(skb, net, &f->key, &rtnl_dereference(head->mask)->key) ||
+	    fl_dump_flags(skb, f) || tcf_exts_dump(skb, &f->exts))
 		goto nla_put_failure;
 
 	nla_nest_end(skb, nest);
@@ -1115,11 +1115,7 @@ static int fl_terse_dump(struct net *net, struct tcf_proto *tp, void *fh,
 	if (!nest)
 		goto nla_put_failure;
 
-	if (nla_put_u32(skb, TCA_FLOWER_FLAGS,
-			f->flags | TCA_CLS_FLAGS_NOT_IN_HW))
-		goto nla_put_failure;
-
-	if (tcf_exts_terse_dump(skb, &f->exts))
+	if (fl_dump_flags(skb, f) || tcf_exts_terse_dump(skb, &f->exts))
 		goto nla_put_failure;
 
 	nla_nest_end(skb, nest);
