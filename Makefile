@@ -27,11 +27,20 @@ VARIANT        ?= ours
 JOBS           ?= $(shell nproc)
 
 # Debian packages the build and the guest need (make deps installs the
-# missing ones).
+# missing ones, without their recommends: scapy alone would otherwise
+# pull in ffmpeg, GTK and speech tools).  Why each is here:
+#   linux-source-6.1 .. libssl-dev, bc bison flex   the kernel tree, built
+#   qemu-system-x86 busybox-static cpio kmod        the guest and its modules
+#   python3-pyroute2 python3-scapy                  tdc, flowernl, packets
+#   iproute2                                        tc and ip (host = guest)
+#   netsniff-ng (mausezahn) jq ncat                 the tree's forwarding
+#                                                   selftests (make selftests)
+#   git patch xz-utils build-essential              series, extraction
 DEB_PACKAGES   := linux-source-6.1 qemu-system-x86 busybox-static \
                   python3-pyroute2 python3-scapy iproute2 bc bison flex \
                   libelf-dev libssl-dev cpio kmod \
-                  build-essential xz-utils patch git
+                  build-essential xz-utils patch git \
+                  netsniff-ng jq ncat
 
 PRISTINE       := $(BUILD)/src/pristine
 OURS           := $(BUILD)/src/ours
@@ -74,7 +83,8 @@ deps:
 		echo "deps: installing" $$missing; \
 		sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
 		$$sudo apt-get update -q; \
-		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q $$missing; \
+		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q \
+			--no-install-recommends $$missing; \
 	fi
 
 # ---------------------------------------------------------------------------
@@ -122,7 +132,7 @@ guest: kernel initramfs
 run:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory guest
-	$(REPO)/guest/run --variant $(VARIANT) -- $(PYTHON) tdc/tdc.py -c flower
+	$(REPO)/guest/run --variant $(VARIANT) -- $(PYTHON) tdc/tdc.py -c flower -J 2
 
 test:
 	@$(MAKE) --no-print-directory deps
@@ -136,7 +146,7 @@ upstream:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory guest
 	$(REPO)/guest/run --variant $(VARIANT) --timeout 7200 --mem 6G -- \
-		$(PYTHON) tdc/tdc.py -p nsPlugin --timeout 1800 \
+		$(PYTHON) tdc/tdc.py --plugin nsPlugin --timeout 1800 \
 		--tap build/guest-out/upstream-$(VARIANT).tap \
 		-f $(UPSTREAM_CASES)/tests.json -f $(UPSTREAM_CASES)/concurrency.json
 
@@ -188,3 +198,5 @@ distclean:
 # Benchmark and reliability runs live beside their code.
 include $(REPO)/bench/bench.mk
 include $(REPO)/stress/stress.mk
+include $(REPO)/selftests/selftests.mk
+include $(REPO)/difftest/difftest.mk

@@ -2,7 +2,7 @@
 """The base of tdc plugins: the hooks tdc.py calls, all doing nothing.
 
 A plugin is plugins/<Name>.py defining `class SubPlugin(TdcPlugin)`.  Once
-loaded (a selected case requires it, or tdc.py -p Name) its hooks run for
+loaded (a selected case requires it, or tdc.py --plugin Name) its hooks run for
 every case of the run, in load order (post_case in reverse order):
 
   pre_suite(cases)          once, before the first case
@@ -23,6 +23,11 @@ every case of the run, in load order (post_case in reverse order):
   post_case(case, names)    after teardown, also when the case failed
                             (only if this plugin's pre_case ran)
   post_suite()              once, after the last case
+
+With tdc.py -J N, cases run in N worker processes forked after
+pre_suite, each with its own copy of the plugins: pre_suite and
+post_suite run once in the runner's process, the other hooks in the
+worker that runs the case.
 
 Any other exception from a hook fails the case, naming the hook.
 `self.runner` gives .verbose (int), .timeout (seconds) and .log(text)

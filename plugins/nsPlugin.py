@@ -11,7 +11,9 @@ Layout per case (tag = the case id), as upstream tdc lays it out:
 
 All devices are up.  $DEV2 is upstream's "physical NIC" (tdc -d): its
 6.1 flower cases add an ingress qdisc and skip_hw filters on it, which a
-dummy device takes.  Every command of the case runs inside $NS, as
+dummy device takes.  With tdc.py -d DEV, $DEV2 is DEV instead: it is
+moved into $NS for the case and back to the runner's namespace after it
+(upstream only moves it in; deleting $NS would destroy a virtual DEV).  Every command of the case runs inside $NS, as
 upstream's `ip netns exec $NS ...` would run it (its own mount namespace
 with a sysfs of $NS), but entered in the command's child process, so the
 whole command line, pipes included, is in $NS and no `ip` is exec'ed.
@@ -43,9 +45,10 @@ class SubPlugin(TdcPlugin):
     def pre_case(self, case, names):
         # interface names have at most 15 characters: 8 + a 6-char tag
         tag = re.sub(r'[^0-9A-Za-z]', '', str(case['id']))[:6] or 'x'
+        device = getattr(self.runner, 'device', None)
         names.update(NS='tcut-' + tag, DEV0='v0p0id' + tag,
                      DEV1='v0p1id' + tag, DUMMY='dummy1id' + tag,
-                     DEV2='dummy2id' + tag)
+                     DEV2=device or 'dummy2id' + tag)
         self._remove(names)                  # leftovers of an earlier run
         self.runner.log('nsPlugin: netns {NS}: {DEV0} <-> {DEV1}, {DUMMY}, '
                         '{DEV2}'.format(**names))
@@ -57,11 +60,15 @@ class SubPlugin(TdcPlugin):
             ipr.link('set', index=_index(ipr, names['DEV1']),
                      net_ns_fd=netnslib.path(names['NS']))
             ipr.link('set', index=_index(ipr, names['DEV0']), state='up')
+            if device:
+                ipr.link('set', index=_index(ipr, device),
+                         net_ns_fd=netnslib.path(names['NS']))
         with netnslib.inside(names['NS']):
             ipr = IPRoute()                  # this socket stays in $NS
         with ipr:
             for dummy in (names['DUMMY'], names['DEV2']):
-                ipr.link('add', ifname=dummy, kind='dummy')
+                if dummy != device:
+                    ipr.link('add', ifname=dummy, kind='dummy')
             for dev in ('lo', names['DEV1'], names['DUMMY'], names['DEV2']):
                 ipr.link('set', index=_index(ipr, dev), state='up')
 
@@ -80,8 +87,16 @@ class SubPlugin(TdcPlugin):
         with IPRoute() as ipr:
             for index in ipr.link_lookup(ifname=names['DEV0']):
                 ipr.link('del', index=index)
-        if os.path.exists(netnslib.path(names['NS'])):
-            netnslib.remove(names['NS'])
+        if not os.path.exists(netnslib.path(names['NS'])):
+            return
+        device = getattr(self.runner, 'device', None)
+        if device:                           # -d DEV: back home
+            with netnslib.inside(names['NS']):
+                ipr = IPRoute()
+            with ipr:
+                for index in ipr.link_lookup(ifname=device):
+                    ipr.link('set', index=index, net_ns_pid=os.getpid())
+        netnslib.remove(names['NS'])
 
 
 def _index(ipr, ifname):

@@ -53,6 +53,11 @@ def has_interface(name):
 
 
 class SubPlugin(TdcPlugin):
+    def pre_suite(self, cases):
+        # once, here: with tdc.py -J the workers are forked after this
+        if any(blocks(case) for case in cases):
+            scapy_all()
+
     def pre_case(self, case, names):
         if blocks(case) and scapy_all() is None:
             raise SkipCase('scapy unavailable ({})'.format(_scapy_error))

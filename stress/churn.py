@@ -51,11 +51,14 @@ from nlsock import (NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE,  # noqa: E402
                     NLM_F_ACK, NLM_F_REQUEST, RTM_DELTFILTER,
                     RTM_NEWTFILTER, TC_H_INGRESS, NLSock, Timeout,
                     decode_filter, encode)
+import flower_attrs  # noqa: E402  (tdc/ is on the path: nlsock)
 
 ETH_P_IP = 0x0800
 TC_ACT_OK, TC_ACT_SHOT = 0, 2
-A_ETH_TYPE, A_IP_PROTO, A_IPV4_DST, A_UDP_DST, A_ACT = 8, 9, 12, 21, 3
-A_IPV4_DST_MASK = 13
+A_ETH_TYPE, A_IP_PROTO, A_IPV4_DST, A_UDP_DST, A_ACT = (
+    flower_attrs.number(n) for n in ('KEY_ETH_TYPE', 'KEY_IP_PROTO',
+                                     'KEY_IPV4_DST', 'KEY_UDP_DST', 'ACT'))
+A_IPV4_DST_MASK = flower_attrs.number('KEY_IPV4_DST_MASK')
 POOL = 4                    # action indexes per flow
 HANDLES = 3                 # churned filters per prio
 

@@ -46,11 +46,11 @@ from nlsock import (NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL,  # noqa: E402
                     NLM_F_REPLACE, NLM_F_REQUEST, RTM_DELTFILTER,
                     RTM_GETTFILTER, RTM_NEWTFILTER, TC_H_INGRESS, NLSock,
                     Timeout, decode_filter, encode, flowernl)
+import flower_attrs  # noqa: E402  (tdc/ is on the path: nlsock)
 
 # --- the classifier's attribute table (mirrors cls_flower.c) ---------------
-A = {name[len('TCA_FLOWER_'):]: num
-     for name, (num, _t) in flowernl.ATTR_BY_NAME.items()}
-FLOWER_MAX = max(A.values())                      # 105 on 6.1
+A = {a.name: a.number for a in flower_attrs.TABLE}
+FLOWER_MAX = flower_attrs.MAX                     # 105 on 6.1
 TYPE_MASK = 0x3FFF                                # ~(NESTED|NET_BYTEORDER)
 VAR = -1
 

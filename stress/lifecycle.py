@@ -48,6 +48,7 @@ from nlsock import (NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL,  # noqa: E402
                     NLM_F_REPLACE, NLM_F_REQUEST, RTM_DELTFILTER,
                     RTM_NEWTFILTER, TC_H_INGRESS, NLSock, decode_filter,
                     encode)
+import flower_attrs  # noqa: E402  (tdc/ is on the path: nlsock)
 
 FAILSLAB = '/sys/kernel/debug/failslab'
 KMEMLEAK = '/sys/kernel/debug/kmemleak'
@@ -244,7 +245,9 @@ def fs_get(name):
         return f.read().strip()
 
 
-A_ETH_TYPE, A_IPV4_DST, A_IPV4_DST_MASK, A_IPV4_SRC = 8, 12, 13, 10
+A_ETH_TYPE, A_IPV4_DST, A_IPV4_DST_MASK, A_IPV4_SRC = (
+    flower_attrs.number(n) for n in ('KEY_ETH_TYPE', 'KEY_IPV4_DST',
+                                     'KEY_IPV4_DST_MASK', 'KEY_IPV4_SRC'))
 RAW = (A_ETH_TYPE, A_IPV4_DST, A_IPV4_DST_MASK, A_IPV4_SRC)
 
 

@@ -27,6 +27,12 @@ DEFAULT_DIR = os.path.join(os.path.dirname(HERE), 'tc-tests')
 ID_RE = re.compile(r'^[0-9a-f]{4}$')
 STRICT_FIELDS = ('id', 'name', 'category', 'plugins', 'setup',
                  'cmdUnderTest', 'expExitCode', 'teardown')
+# Every key a case may have (upstream's, plus our timeout); a key starting
+# with "__" is a comment (upstream uses "__comment").  Anything else is a
+# misspelling that would silently drop a check ("matchPatern").
+KNOWN_FIELDS = frozenset(STRICT_FIELDS + (
+    'verifyCmd', 'matchPattern', 'matchCount', 'matchJSON', 'skip',
+    'dependsOn', 'scapy', 'timeout'))
 
 
 def case_files(paths):
@@ -87,7 +93,8 @@ def required_plugins(case):
 
 def case_problems(case):
     """What keeps tdc.py from running `case` (empty list: nothing)."""
-    problems = []
+    problems = ['unknown key {!r}'.format(key) for key in case
+                if key not in KNOWN_FIELDS and not key.startswith('__')]
     if not isinstance(case.get('id'), str) or not case['id']:
         problems.append('no id')
     if not isinstance(case.get('name'), str):
@@ -110,6 +117,12 @@ def case_problems(case):
     if ('matchPattern' in case or 'matchJSON' in case) and \
             not case.get('verifyCmd'):
         problems.append('matchPattern/matchJSON without verifyCmd')
+    if case.get('verifyCmd') and 'matchPattern' not in case and \
+            'matchJSON' not in case:
+        problems.append('verifyCmd without matchPattern or matchJSON: '
+                        'nothing would be verified')
+    if 'matchCount' in case and 'matchPattern' not in case:
+        problems.append('matchCount without matchPattern')
     if 'matchPattern' in case:
         try:
             re.compile(case['matchPattern'])

@@ -29,18 +29,32 @@ Two things live here:
 
   On a kernel error it prints the extack message as tc does ("Error:
   <msg>.") on stderr and exits with the errno (22 EINVAL, 95 EOPNOTSUPP,
-  17 EEXIST, ...).  get and show print the filters as JSON: a list of
+  17 EEXIST, ...).
+
+    flowernl.py batch [--expect ERRNO MESSAGE 'REQUEST']...
+
+  sends many requests from one process (pyroute2 takes seconds to import
+  in an emulated guest), each REQUEST being the arguments above in one
+  word, and checks that each one exits with ERRNO and prints "Error:
+  MESSAGE." (ERRNO 0, MESSAGE "": succeeds).  It prints every request
+  that did not do so, by number and arguments, with what it did, then
+  "N requests: N as expected, N not"; exit status 0 if all were as
+  expected, else 1.  get and show print the filters as JSON: a list of
   {"handle", "prio", "protocol", "chain", "kind", "options"} where options
   maps TCA_FLOWER_* names to values (actions as a list of objects).
 """
 
 import argparse
 import errno
+import io
 import json
 import os
+import shlex
 import socket
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 
+import flower_attrs
 from pyroute2 import IPRoute
 from pyroute2.netlink import (NLM_F_ACK, NLM_F_CREATE, NLM_F_DUMP,
                               NLM_F_EXCL, NLM_F_REPLACE, NLM_F_REQUEST, nla)
@@ -53,119 +67,9 @@ from pyroute2.netlink.rtnl.tcmsg.common import tc_actions
 from pyroute2.netlink.rtnl.tcmsg.common_act import (get_tca_action,
                                                     tca_act_prio)
 
-# TCA_FLOWER_<suffix> in the order of the 6.1 enum: the position is the
-# attribute type.  The nla types follow what cls_flower.c really puts and
-# gets (its fl_policy and fl_dump_key), not always the uapi comments: e.g.
-# VLAN_ID, MPLS_LABEL and CT_* are host order, *_FLAGS of the key are be32.
-# Nested attributes we do not model are shown as hex.
-FLOWER_ATTRS = (
-    ('UNSPEC', 'none'),
-    ('CLASSID', 'uint32'),
-    ('INDEV', 'asciiz'),
-    ('ACT', 'tca_act_prio'),
-    ('KEY_ETH_DST', 'l2addr'),
-    ('KEY_ETH_DST_MASK', 'l2addr'),
-    ('KEY_ETH_SRC', 'l2addr'),
-    ('KEY_ETH_SRC_MASK', 'l2addr'),
-    ('KEY_ETH_TYPE', 'be16'),
-    ('KEY_IP_PROTO', 'uint8'),
-    ('KEY_IPV4_SRC', 'ip4addr'),
-    ('KEY_IPV4_SRC_MASK', 'ip4addr'),
-    ('KEY_IPV4_DST', 'ip4addr'),
-    ('KEY_IPV4_DST_MASK', 'ip4addr'),
-    ('KEY_IPV6_SRC', 'ip6addr'),
-    ('KEY_IPV6_SRC_MASK', 'ip6addr'),
-    ('KEY_IPV6_DST', 'ip6addr'),
-    ('KEY_IPV6_DST_MASK', 'ip6addr'),
-    ('KEY_TCP_SRC', 'be16'),
-    ('KEY_TCP_DST', 'be16'),
-    ('KEY_UDP_SRC', 'be16'),
-    ('KEY_UDP_DST', 'be16'),
-    ('FLAGS', 'uint32'),
-    ('KEY_VLAN_ID', 'uint16'),
-    ('KEY_VLAN_PRIO', 'uint8'),
-    ('KEY_VLAN_ETH_TYPE', 'be16'),
-    ('KEY_ENC_KEY_ID', 'be32'),
-    ('KEY_ENC_IPV4_SRC', 'ip4addr'),
-    ('KEY_ENC_IPV4_SRC_MASK', 'ip4addr'),
-    ('KEY_ENC_IPV4_DST', 'ip4addr'),
-    ('KEY_ENC_IPV4_DST_MASK', 'ip4addr'),
-    ('KEY_ENC_IPV6_SRC', 'ip6addr'),
-    ('KEY_ENC_IPV6_SRC_MASK', 'ip6addr'),
-    ('KEY_ENC_IPV6_DST', 'ip6addr'),
-    ('KEY_ENC_IPV6_DST_MASK', 'ip6addr'),
-    ('KEY_TCP_SRC_MASK', 'be16'),
-    ('KEY_TCP_DST_MASK', 'be16'),
-    ('KEY_UDP_SRC_MASK', 'be16'),
-    ('KEY_UDP_DST_MASK', 'be16'),
-    ('KEY_SCTP_SRC_MASK', 'be16'),
-    ('KEY_SCTP_DST_MASK', 'be16'),
-    ('KEY_SCTP_SRC', 'be16'),
-    ('KEY_SCTP_DST', 'be16'),
-    ('KEY_ENC_UDP_SRC_PORT', 'be16'),
-    ('KEY_ENC_UDP_SRC_PORT_MASK', 'be16'),
-    ('KEY_ENC_UDP_DST_PORT', 'be16'),
-    ('KEY_ENC_UDP_DST_PORT_MASK', 'be16'),
-    ('KEY_FLAGS', 'be32'),
-    ('KEY_FLAGS_MASK', 'be32'),
-    ('KEY_ICMPV4_CODE', 'uint8'),
-    ('KEY_ICMPV4_CODE_MASK', 'uint8'),
-    ('KEY_ICMPV4_TYPE', 'uint8'),
-    ('KEY_ICMPV4_TYPE_MASK', 'uint8'),
-    ('KEY_ICMPV6_CODE', 'uint8'),
-    ('KEY_ICMPV6_CODE_MASK', 'uint8'),
-    ('KEY_ICMPV6_TYPE', 'uint8'),
-    ('KEY_ICMPV6_TYPE_MASK', 'uint8'),
-    ('KEY_ARP_SIP', 'ip4addr'),
-    ('KEY_ARP_SIP_MASK', 'ip4addr'),
-    ('KEY_ARP_TIP', 'ip4addr'),
-    ('KEY_ARP_TIP_MASK', 'ip4addr'),
-    ('KEY_ARP_OP', 'uint8'),
-    ('KEY_ARP_OP_MASK', 'uint8'),
-    ('KEY_ARP_SHA', 'l2addr'),
-    ('KEY_ARP_SHA_MASK', 'l2addr'),
-    ('KEY_ARP_THA', 'l2addr'),
-    ('KEY_ARP_THA_MASK', 'l2addr'),
-    ('KEY_MPLS_TTL', 'uint8'),
-    ('KEY_MPLS_BOS', 'uint8'),
-    ('KEY_MPLS_TC', 'uint8'),
-    ('KEY_MPLS_LABEL', 'uint32'),
-    ('KEY_TCP_FLAGS', 'be16'),
-    ('KEY_TCP_FLAGS_MASK', 'be16'),
-    ('KEY_IP_TOS', 'uint8'),
-    ('KEY_IP_TOS_MASK', 'uint8'),
-    ('KEY_IP_TTL', 'uint8'),
-    ('KEY_IP_TTL_MASK', 'uint8'),
-    ('KEY_CVLAN_ID', 'uint16'),
-    ('KEY_CVLAN_PRIO', 'uint8'),
-    ('KEY_CVLAN_ETH_TYPE', 'be16'),
-    ('KEY_ENC_IP_TOS', 'uint8'),
-    ('KEY_ENC_IP_TOS_MASK', 'uint8'),
-    ('KEY_ENC_IP_TTL', 'uint8'),
-    ('KEY_ENC_IP_TTL_MASK', 'uint8'),
-    ('KEY_ENC_OPTS', 'hex'),
-    ('KEY_ENC_OPTS_MASK', 'hex'),
-    ('IN_HW_COUNT', 'uint32'),
-    ('KEY_PORT_SRC_MIN', 'be16'),
-    ('KEY_PORT_SRC_MAX', 'be16'),
-    ('KEY_PORT_DST_MIN', 'be16'),
-    ('KEY_PORT_DST_MAX', 'be16'),
-    ('KEY_CT_STATE', 'uint16'),
-    ('KEY_CT_STATE_MASK', 'uint16'),
-    ('KEY_CT_ZONE', 'uint16'),
-    ('KEY_CT_ZONE_MASK', 'uint16'),
-    ('KEY_CT_MARK', 'uint32'),
-    ('KEY_CT_MARK_MASK', 'uint32'),
-    ('KEY_CT_LABELS', 'hex'),
-    ('KEY_CT_LABELS_MASK', 'hex'),
-    ('KEY_MPLS_OPTS', 'hex'),
-    ('KEY_HASH', 'uint32'),
-    ('KEY_HASH_MASK', 'uint32'),
-    ('KEY_NUM_OF_VLANS', 'uint8'),
-    ('KEY_PPPOE_SID', 'be16'),
-    ('KEY_PPP_PROTO', 'be16'),
-    ('KEY_L2TPV3_SID', 'be32'),
-)
+# (TCA_FLOWER_<suffix>, nla type) in the order of the 6.1 enum, from the
+# one table of them (flower_attrs.py: numbers, types, lengths, masks).
+FLOWER_ATTRS = tuple((a.name, a.nla_type) for a in flower_attrs.TABLE)
 
 # name -> (number, nla type), e.g. 'TCA_FLOWER_KEY_ETH_DST' -> (4, 'l2addr')
 ATTR_BY_NAME = {'TCA_FLOWER_' + suffix: (number, nla_type)
@@ -461,7 +365,49 @@ def report_error(err):
     return code
 
 
+def batch(argv, send=None):
+    """flowernl.py batch: see the module's help.  `send(args)` runs one
+    request (default: main)."""
+    send = send or main
+    if len(argv) % 4 or any(argv[i] != '--expect'
+                            for i in range(0, len(argv), 4)):
+        print('usage: flowernl.py batch [--expect ERRNO MESSAGE REQUEST]...',
+              file=sys.stderr)
+        return 2
+    requests = [(int(argv[i + 1]), argv[i + 2], argv[i + 3])
+                for i in range(0, len(argv), 4)]
+    wrong = 0
+    for number, (code, message, request) in enumerate(requests, 1):
+        err = io.StringIO()
+        with redirect_stderr(err), redirect_stdout(io.StringIO()):
+            try:
+                got = send(shlex.split(request))
+            except SystemExit as exc:           # argparse
+                got = exc.code if isinstance(exc.code, int) else 2
+            except Exception as exc:
+                print('flowernl: %s: %s' % (type(exc).__name__, exc),
+                      file=sys.stderr)
+                got = 255
+        lines = err.getvalue().splitlines()
+        want = 'Error: %s.' % message if message else None
+        if got != code or (want and want not in lines):
+            wrong += 1
+            print('request %d of %d is not as expected: %s' % (
+                number, len(requests), request))
+            print('  expected: exit %d%s' % (
+                code, ', "%s"' % want if want else ''))
+            print('  got:      exit %d%s' % (
+                got, ''.join(', "%s"' % line for line in lines)))
+    print('%d requests: %d as expected, %d not' % (
+        len(requests), len(requests) - wrong, wrong))
+    return 1 if wrong else 0
+
+
 def main(argv=None):
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ['batch']:
+        return batch(argv[1:])
     args = parse_args(argv)
     # ext_ack: the kernel attaches its NL_SET_ERR_MSG text to errors
     with IPRoute(ext_ack=True) as ipr:

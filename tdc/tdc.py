@@ -13,20 +13,35 @@ substituted (string.Template); they run with the directory that holds
 the case file's tc-tests/ as working directory (upstream cases call
 ./tdc_batch.py from there).
 
-Output is TAP: "ok N - ID NAME", "not ok N - ID NAME" followed by "#"
-lines saying which stage failed, the command, its exit code and output,
-"ok N - ID NAME # skip REASON"; then a last line
-"N passed, N failed, N skipped".  Exit status 1 if a case failed, 4 if
-no case was selected, else 0.
+Output on stdout is TAP, in case order also with -J: "ok N - ID NAME",
+"not ok N - ID NAME" followed by "#" lines saying which stage failed,
+the command, its exit code and output, "ok N - ID NAME # skip REASON";
+then a last line "N passed, N failed, N skipped".  -o FILE writes the
+results once more in --format tap (default) or xunit (JUnit XML, for CI).
+--strict fails a case that skips for a reason it does not declare
+(declared: "skip": "yes", or its dependsOn probe failing), e.g. a plugin
+that does not load.  Exit status 1 if a case failed, 4 if no case was
+selected, else 0.
+
+Options as upstream's tdc.py where upstream has them (-f -D -c -e -p -d
+-l -s -i -v -J --format -o); ours: --plugin, --strict, --shard, --tap,
+--timeout.
 """
 
 import argparse
+import collections
+import concurrent.futures
 import importlib
 import json
+import multiprocessing
 import os
 import re
+import secrets
 import string
 import sys
+import time
+import zlib
+from xml.etree import ElementTree
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(HERE)
@@ -106,6 +121,10 @@ def tc_root(path):
 
 
 # --- failures -----------------------------------------------------------------
+class DeclaredSkip(SkipCase):
+    """The case's own dependsOn probe failed: a skip the case declares."""
+
+
 class CaseFailed(Exception):
     """A stage of a case failed; the lines say how."""
 
@@ -249,12 +268,27 @@ def needed_plugins(case):
 
 
 # --- the runner -------------------------------------------------------------
+_POOL_RUNNER = None             # with -J, the Runner the workers use
+
+
+def _pool_run_one(number, entry):
+    return _POOL_RUNNER.run_one(number, entry)
+
+
+Result = collections.namedtuple('Result', 'number case path status lines '
+                                'log seconds')
+
+
 class Runner:
     def __init__(self, args):
         self.verbose = args.verbose
         self.timeout = args.timeout
+        self.strict = getattr(args, 'strict', False)
+        self.jobs = max(1, getattr(args, 'jobs', 1) or 1)
+        self.device = getattr(args, 'device', None)
         self.plugins = Plugins(self)
         self.tap_file = open(args.tap, 'w') if args.tap else None
+        self.case_log = None      # a case's log lines, while it runs
 
     def emit(self, line):
         print(line, flush=True)
@@ -264,34 +298,32 @@ class Runner:
     def log(self, text):
         if self.verbose:
             for line in str(text).rstrip('\n').split('\n'):
-                self.emit('# ' + line)
+                if self.case_log is None:
+                    self.emit('# ' + line)
+                else:
+                    self.case_log.append('# ' + line)
 
     def run(self, entries):
         """Run entries [(case, file, problems)], printing TAP; return
-        {'pass': N, 'fail': N, 'skip': N}."""
+        {'pass': N, 'fail': N, 'skip': N}.  With jobs > 1 the cases that
+        run in a namespace of their own (nsPlugin) run in that many
+        forked workers; any other case runs alone, in this process, after
+        the cases before it are done.  The report is in case order."""
         for name in sorted({n for case, _, problems in entries
                             if not problems for n in needed_plugins(case)}):
             self.plugins.load(name)
         for name, reason in sorted(self.plugins.unavailable.items()):
             self.log(reason)
         counts = {'pass': 0, 'fail': 0, 'skip': 0}
+        self.results = []
         self.emit('TAP version 13')
         self.emit('1..{}'.format(len(entries)))
         self.plugins.call('pre_suite', [case for case, _, _ in entries])
         try:
-            for number, (case, path, problems) in enumerate(entries, 1):
-                title = '{} - {} {}'.format(number, case.get('id'),
-                                            case.get('name', ''))
-                status, lines = self.run_case(case, path, problems)
-                counts[status] += 1
-                if status == 'skip':
-                    self.emit('ok {} # skip {}'.format(title, lines[0]))
-                elif status == 'pass':
-                    self.emit('ok ' + title)
-                else:
-                    self.emit('not ok ' + title)
-                    for line in lines:
-                        self.emit('# ' + line)
+            for result in self.results_in_order(entries):
+                counts[result.status] += 1
+                self.results.append(result)
+                self.report(result)
         finally:
             self.plugins.call('post_suite', reverse=True)
         self.emit('{pass} passed, {fail} failed, {skip} skipped'.format(
@@ -300,12 +332,65 @@ class Runner:
             self.tap_file.close()
         return counts
 
+    def report(self, result):
+        for line in result.log + tap_lines(result):
+            self.emit(line)
+
+    def run_one(self, number, entry):
+        """Run one case -> Result."""
+        start = time.monotonic()
+        self.case_log = []
+        try:
+            status, lines = self.run_case(*entry)
+        finally:
+            log, self.case_log = self.case_log, None
+        return Result(number, entry[0], entry[1], status, lines, log,
+                      time.monotonic() - start)
+
+    def results_in_order(self, entries):
+        numbered = list(enumerate(entries, 1))
+        # concurrent cases need namespaces of their own: nsPlugin, which
+        # once loaded gives one to every case
+        if self.jobs == 1 or 'nsPlugin' not in self.plugins.loaded:
+            for number, entry in numbered:
+                yield self.run_one(number, entry)
+            return
+        global _POOL_RUNNER
+        _POOL_RUNNER = self          # the forked workers' copy runs cases
+        sys.stdout.flush()
+        pool = concurrent.futures.ProcessPoolExecutor(
+            self.jobs, mp_context=multiprocessing.get_context('fork'))
+        with pool:
+            pending = [(number, entry, pool.submit(_pool_run_one, number,
+                                                   entry))
+                       for number, entry in numbered]
+            yield from self.collect(pending)
+
+    @staticmethod
+    def collect(pending):
+        for number, entry, future in pending:
+            try:
+                yield future.result()
+            except Exception as exc:        # the worker died
+                yield Result(number, entry[0], entry[1], 'fail', [
+                    'stage: runner', 'worker process failed: {}: {}'.format(
+                        type(exc).__name__, exc)], [], 0.0)
+
     def run_case(self, case, path, problems):
         """-> ('pass', []), ('skip', [reason]) or ('fail', [lines])."""
         if problems:
             return 'fail', ['stage: format'] + problems
         if case.get('skip') == 'yes':
             return 'skip', ['case marked "skip": "yes"']
+        status, lines = self.run_case_in_plugins(case, path)
+        if status == 'declared-skip':           # by its dependsOn probe
+            return 'skip', lines
+        if status == 'skip' and self.strict:
+            return 'fail', ['stage: skip', 'skipped for a reason the case '
+                            'does not declare (--strict): ' + lines[0]]
+        return status, lines
+
+    def run_case_in_plugins(self, case, path):
         for name in needed_plugins(case):
             if name in self.plugins.unavailable:
                 return 'skip', [self.plugins.unavailable[name]]
@@ -342,6 +427,8 @@ class Runner:
             return 'skip', [skip]
         try:
             return self.run_stages(case, names, tc_root(path), timeout)
+        except DeclaredSkip as why:
+            return 'declared-skip', [str(why)]
         except SkipCase as why:
             return 'skip', [str(why)]
         except CaseFailed as failed:
@@ -371,7 +458,7 @@ class Runner:
         if case.get('dependsOn'):
             probe = run('depends', case['dependsOn'])
             if probe.code != 0:
-                raise SkipCase('dependsOn {!r}: {}'.format(
+                raise DeclaredSkip('dependsOn {!r}: {}'.format(
                     case['dependsOn'], _exit_text(probe.code)))
         failure = None
         try:
@@ -441,7 +528,112 @@ def select_cases(args):
         entries = [e for e in entries
                    if set(args.category or []) & set(e[0].get('category', []))
                    or e[0].get('id') in (args.execute or [])]
+    if args.shard:
+        index, count = args.shard
+        entries = [e for e in entries if shard_of(e[0], count) == index]
     return entries
+
+
+def shard_of(case, count):
+    """The shard (1..count) of a case: by a hash of its id, so that the
+    same case lands in the same shard on every machine."""
+    return zlib.crc32(str(case.get('id')).encode()) % count + 1
+
+
+def parse_shard(text):
+    """'K/N' -> (K, N), 1 <= K <= N."""
+    try:
+        index, count = (int(part) for part in text.split('/'))
+    except ValueError:
+        raise argparse.ArgumentTypeError('expected K/N, got %r' % text)
+    if not 1 <= index <= count:
+        raise argparse.ArgumentTypeError('K/N needs 1 <= K <= N')
+    return index, count
+
+
+# --- -i: ids for new cases -------------------------------------------------
+def fill_in_ids(paths, taken):
+    """Give every case without an id in the files `paths` a new random
+    4-hex-digit one, unique over `taken` (ids in use), and rewrite those
+    files (indent 4, as upstream's -i).  Returns {file: ids given}."""
+    given = {}
+    for path in paths:
+        cases = corpus.load_file(path)
+        new = []
+        for case in cases:
+            if case.get('id'):
+                continue
+            cid = secrets.token_hex(2)
+            while cid in taken:
+                cid = secrets.token_hex(2)
+            taken.add(cid)
+            # the id first, as in every case file
+            items = [(k, v) for k, v in case.items() if k != 'id']
+            case.clear()
+            case.update([('id', cid)] + items)
+            new.append(cid)
+        if new:
+            with open(path, 'w') as f:
+                f.write(json.dumps(cases, indent=4) + '\n')
+            given[path] = new
+    return given
+
+
+def ids_in_use(paths):
+    ids = set()
+    for path in corpus.case_files(paths):
+        try:
+            ids |= {c.get('id') for c in corpus.load_file(path)}
+        except ValueError:
+            pass
+    return ids
+
+
+# --- results as a file -------------------------------------------------------
+def xunit(results, seconds):
+    """JUnit XML (the xunit that CI systems read) for a list of Result."""
+    counts = collections.Counter(r.status for r in results)
+    suites = ElementTree.Element('testsuites')
+    suite = ElementTree.SubElement(suites, 'testsuite', {
+        'name': 'tdc', 'tests': str(len(results)),
+        'failures': str(counts['fail']), 'errors': '0',
+        'skipped': str(counts['skip']), 'time': '%.3f' % seconds})
+    for r in results:
+        case = ElementTree.SubElement(suite, 'testcase', {
+            'classname': 'tdc.' + os.path.splitext(
+                os.path.basename(r.path))[0],
+            'name': '{}: {}'.format(r.case.get('id'), r.case.get('name', '')),
+            'time': '%.3f' % r.seconds})
+        if r.status == 'fail':
+            failure = ElementTree.SubElement(case, 'failure',
+                                             {'message': r.lines[0]})
+            failure.text = '\n'.join(r.lines)
+        elif r.status == 'skip':
+            ElementTree.SubElement(case, 'skipped', {'message': r.lines[0]})
+    ElementTree.indent(suites)
+    return ElementTree.tostring(suites, encoding='unicode') + '\n'
+
+
+def tap_lines(r):
+    """The TAP lines of one Result."""
+    title = '{} - {} {}'.format(r.number, r.case.get('id'),
+                                r.case.get('name', ''))
+    if r.status == 'skip':
+        return ['ok {} # skip {}'.format(title, r.lines[0])]
+    if r.status == 'pass':
+        return ['ok ' + title]
+    return ['not ok ' + title] + ['# ' + line for line in r.lines]
+
+
+def tap(results):
+    """The results as TAP, as stdout shows them (without -v comments)."""
+    lines = ['TAP version 13', '1..{}'.format(len(results))]
+    for r in results:
+        lines += tap_lines(r)
+    counts = collections.Counter(r.status for r in results)
+    lines.append('{} passed, {} failed, {} skipped'.format(
+        counts['pass'], counts['fail'], counts['skip']))
+    return '\n'.join(lines) + '\n'
 
 
 def parse_args(argv):
@@ -457,23 +649,75 @@ def parse_args(argv):
                    metavar='CATEGORY', help='only cases in CATEGORY')
     p.add_argument('-e', '--execute', action='extend', nargs='+',
                    metavar='ID', help='only the case(s) with ID')
-    p.add_argument('-p', '--plugin', action='extend', nargs='+', default=[],
+    p.add_argument('-p', '--path', metavar='TC',
+                   help='the tc binary ($TC; default {})'.format(
+                       BASE_NAMES['TC']))
+    p.add_argument('-d', '--device', metavar='DEV',
+                   help='$DEV2, the "physical" device (nsPlugin moves it '
+                   'into each case\'s namespace; default: a dummy there)')
+    p.add_argument('--plugin', action='extend', nargs='+', default=[],
                    metavar='PLUGIN', help='load plugins/PLUGIN.py for all '
                    'cases, required or not')
     p.add_argument('-l', '--list', action='store_true',
                    help='list the selected cases, run nothing')
+    p.add_argument('-s', '--show', action='store_true',
+                   help='print the selected cases (JSON), run nothing')
+    p.add_argument('-i', '--id', action='store_true',
+                   help='give the cases without an id in the selected '
+                   'files a new unique one (rewrites those files), run '
+                   'nothing')
     p.add_argument('-v', '--verbose', action='count', default=0,
                    help='show commands as TAP comments (-vv: and output)')
-    p.add_argument('--tap', metavar='FILE', help='write the TAP here too')
+    p.add_argument('-J', '--multiprocess', '--jobs', dest='jobs', type=int,
+                   default=1, metavar='N', help='run N cases at a time (each '
+                   'in its own namespace: needs nsPlugin); the report stays '
+                   'in case order')
+    p.add_argument('--shard', type=parse_shard, metavar='K/N',
+                   help='run only shard K of N (1 <= K <= N), split by '
+                   'a hash of the case id: N runners with K = 1..N run '
+                   'each case exactly once')
+    p.add_argument('--strict', action='store_true',
+                   help='a case that skips for a reason it does not '
+                   'declare ("skip": "yes" or its dependsOn) fails')
+    p.add_argument('--format', choices=('tap', 'xunit', 'none'),
+                   default='tap', help='format of -o FILE (default tap)')
+    p.add_argument('-o', '--outfile', metavar='FILE',
+                   help='write the results to FILE in --format')
+    p.add_argument('--tap', metavar='FILE', help='write the TAP as it '
+                   'comes (with -v comments) to FILE too')
     p.add_argument('--timeout', type=float, default=60,
                    help='seconds for each command (default 60; a case '
                    'may set its own "timeout")')
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.jobs < 1:
+        p.error('-J needs N >= 1')
+    if args.device and args.jobs > 1:
+        p.error('-d with -J: one device cannot be in two cases\' '
+                'namespaces at once')
+    return args
 
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.path:
+        BASE_NAMES['TC'] = args.path
+    if args.device:
+        BASE_NAMES['DEV2'] = args.device
+    if args.id:
+        paths = corpus.case_files(list(args.file or []) + list(
+            args.directory or ([] if args.file else
+                               [os.path.join(REPO, 'tc-tests')])))
+        given = fill_in_ids(paths, ids_in_use(paths + [
+            os.path.join(REPO, 'tc-tests')]))
+        for path, ids in sorted(given.items()):
+            print('{}: new ids {}'.format(path, ' '.join(ids)))
+        if not given:
+            print('tdc.py: no case without an id')
+        return 0
     entries = select_cases(args)
+    if args.show:
+        print(json.dumps([case for case, _, _ in entries], indent=4))
+        return 0
     if args.list:
         for case, path, problems in entries:
             print('{}  {:<40} {} [{}]{}'.format(
@@ -489,7 +733,13 @@ def main(argv=None):
             print('tdc.py: ' + runner.plugins.unavailable[name],
                   file=sys.stderr)
             return 2
+    start = time.monotonic()
     counts = runner.run(entries)
+    if args.outfile and args.format != 'none':
+        text = (xunit(runner.results, time.monotonic() - start)
+                if args.format == 'xunit' else tap(runner.results))
+        with open(args.outfile, 'w') as f:
+            f.write(text)
     if not entries:
         print('tdc.py: no test cases selected', file=sys.stderr)
         return 4

@@ -106,6 +106,15 @@ class TestTree(unittest.TestCase):
         count, bad, problems = corpus.check_tree(self.root)
         self.assertEqual((count, bad), (1, 1))
 
+    def test_misspelt_key_fails_the_program(self):
+        case = good_case('a1b2', matchPatern='x')
+        del case['matchPattern'], case['matchCount']
+        self.write('x/a.json', [case])
+        proc = self.run_program('--min-flower', '0', '--min-packets', '0')
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("unknown key 'matchPatern'", proc.stdout)
+        self.assertIn('nothing would be verified', proc.stdout)
+
     def test_scapy_requires_plugin(self):
         self.write('x/a.json', [good_case('a1b2', scapy={
             'iface': '$DEV0', 'count': 1, 'packet': 'Ether()'})])
@@ -124,6 +133,21 @@ class TestCaseProblems(unittest.TestCase):
             'a1b2', matchPattern='(')))
         self.assertTrue(corpus.case_problems(good_case(
             'a1b2', scapy=[{'iface': 'x'}])))
+
+    def test_unknown_keys_are_refused(self):
+        problems = corpus.case_problems(good_case('a1b2', matchPatern='x'))
+        self.assertIn("unknown key 'matchPatern'", problems)
+        # upstream's comment keys are fine
+        self.assertEqual(corpus.case_problems(good_case(
+            'a1b2', __comment='why')), [])
+
+    def test_verify_without_a_match_is_refused(self):
+        case = good_case('a1b2')
+        del case['matchPattern'], case['matchCount']
+        self.assertTrue(any('nothing would be verified' in p
+                            for p in corpus.case_problems(case)))
+        case['matchJSON'] = []
+        self.assertEqual(corpus.case_problems(case), [])
 
     def test_upstream_cases_are_runnable(self):
         # every upstream 6.1 case, where the tree is at hand

@@ -54,6 +54,35 @@ class TestGeneratedCorpus(unittest.TestCase):
     def test_no_left_over_generated_files(self):
         self.assertEqual(self.gen.leftovers(self.files), [])
 
+    def test_manifest_lists_exactly_the_generated_files(self):
+        self.assertEqual(self.gen.read_manifest(), {
+            name: self.gen.sha256(text) for name, text in self.files.items()})
+
+    def test_refused_cases_count_filters_on_the_device_they_add_to(self):
+        # 6da1 added on $DEV2 and counted $DEV1: "adds nothing" held always
+        counted = re.compile(r'filter show dev (\S+) ingress \| grep -c')
+        for case in self.cases:
+            devs = set(counted.findall(case.get('verifyCmd', '')))
+            if not devs:
+                continue
+            with self.subTest(id=case['id']):
+                # (a tc -b batch names its devices in the batch file)
+                used = set(re.findall(r'(?:^| )(?:--)?dev (\S+)',
+                                      case['cmdUnderTest']))
+                self.assertLessEqual(used, devs, case['name'])
+
+    def test_bundled_requests_are_checked_one_by_one(self):
+        # many $FLNL requests in one case go through `$FLNL batch`, which
+        # names each request that was not refused as expected
+        for case in self.cases:
+            cmd = case['cmdUnderTest']
+            with self.subTest(id=case['id']):
+                self.assertNotIn('flowernl.main', cmd)
+                if cmd.startswith('$FLNL batch'):
+                    self.assertEqual(cmd.count(' --expect '),
+                                     cmd.count("'add --dev "))
+                    self.assertEqual(case['expExitCode'], '0')
+
     def test_generation_is_deterministic(self):
         self.assertEqual(self.gen.build(), self.files)
 

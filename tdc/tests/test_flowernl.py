@@ -9,7 +9,7 @@ import socket
 import struct
 import sys
 import unittest
-from contextlib import redirect_stderr
+from contextlib import redirect_stderr, redirect_stdout
 
 TDC_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 sys.path.insert(0, TDC_DIR)
@@ -225,6 +225,58 @@ class TestParsing(unittest.TestCase):
         self.assertEqual(flowernl.parse_value('TCA_FLOWER_KEY_ETH_TYPE',
                                               'ipv6'), 0x86DD)
         self.assertEqual(flowernl.parse_hex('0a:00.0001'), b'\n\0\0\1')
+
+
+class TestBatch(unittest.TestCase):
+    """flowernl.py batch names the request that went wrong."""
+
+    def run_batch(self, argv, results):
+        sent = []
+
+        def send(args):
+            sent.append(args)
+            code, message = results[len(sent) - 1]
+            if message:
+                print('Error: %s.' % message, file=sys.stderr)
+            return code
+        out = io.StringIO()
+        with redirect_stdout(out):
+            code = flowernl.batch(argv, send)
+        return code, out.getvalue().splitlines(), sent
+
+    ARGV = ['--expect', '95', 'Unsupported flower attribute X',
+            'add --dev d1 --raw key_x=00',
+            '--expect', '22', 'Mask given without its key',
+            'add --dev d1 --attr eth_dst_mask=ff:ff:ff:ff:ff:ff',
+            '--expect', '22', 'Bad',
+            'add --dev d1 --attr ip_proto=6']
+
+    def test_all_as_expected(self):
+        code, lines, sent = self.run_batch(self.ARGV, [
+            (95, 'Unsupported flower attribute X'),
+            (22, 'Mask given without its key'), (22, 'Bad')])
+        self.assertEqual(code, 0)
+        self.assertEqual(lines, ['3 requests: 3 as expected, 0 not'])
+        self.assertEqual(sent[1], ['add', '--dev', 'd1', '--attr',
+                                   'eth_dst_mask=ff:ff:ff:ff:ff:ff'])
+
+    def test_names_the_request_that_went_wrong(self):
+        code, lines, _ = self.run_batch(self.ARGV, [
+            (95, 'Unsupported flower attribute X'), (0, None),
+            (22, 'Other')])
+        self.assertEqual(code, 1)
+        self.assertEqual(lines[0], 'request 2 of 3 is not as expected: add '
+                         '--dev d1 --attr eth_dst_mask=ff:ff:ff:ff:ff:ff')
+        self.assertEqual(lines[1], '  expected: exit 22, "Error: Mask given '
+                         'without its key."')
+        self.assertEqual(lines[2], '  got:      exit 0')
+        self.assertEqual(lines[3], 'request 3 of 3 is not as expected: add '
+                         '--dev d1 --attr ip_proto=6')
+        self.assertEqual(lines[-1], '3 requests: 1 as expected, 2 not')
+
+    def test_bad_usage(self):
+        with redirect_stderr(io.StringIO()):
+            self.assertEqual(flowernl.batch(['--expect', '1', 'x'], None), 2)
 
 
 if __name__ == '__main__':

@@ -2,8 +2,10 @@
 """gate.py: summary parsing, summing, and failing what has no summary."""
 
 import io
+import json
 import os
 import sys
+import tempfile
 import unittest
 from contextlib import redirect_stdout
 from unittest import mock
@@ -53,9 +55,16 @@ class TestGate(unittest.TestCase):
     def test_sums_stages(self):
         code, lines = self.run_gate([
             printing('a', '2 passed, 0 failed'),
-            printing('b', '3 passed, 0 failed, 1 skipped')])
-        self.assertEqual(lines[-1], '5 passed, 0 failed, 1 skipped')
-        self.assertEqual(code, 0)
+            printing('b', '3 passed, 1 failed')])
+        self.assertEqual((code, lines[-1]), (1, '5 passed, 1 failed'))
+
+    def test_skips_count_as_failed(self):
+        # a skip is a pass of nothing: 568 skipped is not green
+        code, lines = self.run_gate([
+            printing('a', '2 passed, 0 failed'),
+            printing('b', '0 passed, 0 failed, 568 skipped')])
+        self.assertEqual((code, lines[-1]), (1, '2 passed, 568 failed'))
+        self.assertEqual(lines[-2], 'gate: 568 skipped, counted as failed')
 
     def test_no_skipped_part_without_skips(self):
         code, lines = self.run_gate([printing('a', '2 passed, 0 failed')])
@@ -92,11 +101,96 @@ class TestGate(unittest.TestCase):
                                               'failed')])
         self.assertIn('hello', lines)
 
+    def test_real_flower_stage_is_strict_and_complete(self):
+        flower = [s for s in gate.STAGES if s.name == 'flower'][0]
+        self.assertIn('--strict', flower.command)
+        self.assertEqual(flower.command[-4:], ['-c', 'flower', '-J', '2'])
+        self.assertGreaterEqual(len(gate.selected_cases(['-c', 'flower'])),
+                                400)
+
     def test_real_stage_list(self):
         names = [stage.name for stage in gate.STAGES]
-        self.assertEqual(names, ['unit', 'corpus', 'kernel', 'flower',
-                                 'bench-smoke', 'stress-smoke',
-                                 'stress-debug-smoke'])
+        for name in ['unit', 'corpus', 'kernel', 'flower', 'bench-smoke',
+                     'stress-smoke', 'stress-debug-smoke']:
+            self.assertIn(name, names)
+
+
+class TestTdcStage(unittest.TestCase):
+    """A tdc stage of the gate, run on the host with fake cases: what the
+    guest's flower stage does, in the ways it can go wrong."""
+
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        os.mkdir(os.path.join(tmp.name, 'tc-tests'))
+        self.path = os.path.join(tmp.name, 'tc-tests', 't.json')
+
+    def cases(self, *cases):
+        with open(self.path, 'w') as f:
+            json.dump(list(cases), f)
+
+    def run_stage(self, python=(PY,)):
+        stage = gate.tdc_stage('flower', ['-f', self.path],
+                               python=list(python))
+        out = io.StringIO()
+        with mock.patch.object(gate, 'STAGES', [stage]), \
+                redirect_stdout(out):
+            code = gate.main([])
+        return code, out.getvalue().splitlines()
+
+    def test_passing_run(self):
+        self.cases(case('0001'), case('0002'))
+        code, lines = self.run_stage()
+        self.assertEqual((code, lines[-1]), (0, '2 passed, 0 failed'))
+
+    def test_without_pyroute2_and_scapy_the_stage_fails(self):
+        # python3 -S: nsPlugin (pyroute2) and scapy cannot be imported;
+        # every case used to skip, and the gate said green
+        scapy = {'iface': '$DEV0', 'count': 1, 'packet': 'Ether()'}
+        self.cases(case('0001', plugins={'requires': 'nsPlugin'}),
+                   case('0002', plugins={'requires': 'scapyPlugin'},
+                        scapy=scapy))
+        code, lines = self.run_stage(python=(PY, '-S'))
+        self.assertEqual((code, lines[-1]), (1, '0 passed, 2 failed'))
+        self.assertIn('# stage: skip', lines)
+
+    def test_declared_skips_still_count_against_the_run(self):
+        self.cases(case('0001'), case('0002', skip='yes'),
+                   case('0003', dependsOn='false'))
+        code, lines = self.run_stage()
+        self.assertEqual((code, lines[-1]), (1, '1 passed, 2 failed'))
+        self.assertIn('gate: 2 skipped, counted as failed', lines)
+
+    def test_fewer_cases_than_selected_fails(self):
+        # a runner that selects (or reports) fewer cases than the corpus
+        self.cases(case('0001'), case('0002'), case('0003'))
+        stage = gate.tdc_stage('flower', ['-f', self.path], python=[PY])
+        stage = stage._replace(command=stage.command + ['--shard', '2/3'])
+        out = io.StringIO()
+        with mock.patch.object(gate, 'STAGES', [stage]), \
+                redirect_stdout(out):
+            code = gate.main([])
+        lines = out.getvalue().splitlines()
+        self.assertEqual(code, 1)
+        self.assertTrue(any(line.startswith('gate: tdc.py reported ')
+                            for line in lines), lines)
+        counts = gate.tdc_summary(
+            'TAP version 13\n1..3\nok 1 - 0001 a\nok 2 - 0002 b\n'
+            '2 passed, 0 failed, 0 skipped\n', ['-f', self.path])
+        self.assertEqual(counts.failed, 1)
+        counts = gate.tdc_summary(
+            'TAP version 13\n1..3\nok 1 - 0001 a\nok 2 - 0002 b\n'
+            'ok 3 - 0003 c\n3 passed, 0 failed, 0 skipped\n',
+            ['-f', self.path])
+        self.assertEqual(counts, gate.Counts(3, 0, 0))
+
+
+def case(cid, **fields):
+    base = {'id': cid, 'name': 'case ' + cid, 'category': ['t'],
+            'setup': [], 'cmdUnderTest': 'true', 'expExitCode': '0',
+            'teardown': []}
+    base.update(fields)
+    return base
 
 
 if __name__ == '__main__':

@@ -8,7 +8,9 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
+from xml.etree import ElementTree
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 TDC_DIR = os.path.dirname(HERE)
@@ -240,6 +242,76 @@ class TestRunnerInProcess(unittest.TestCase):
         self.assertTrue(any('timed out' in line for line in lines), lines)
 
 
+class nsPlugin(TdcPlugin):
+    """Stands for plugins/nsPlugin.py (whose presence lets -J run cases
+    concurrently) without making namespaces."""
+
+
+class TestParallel(unittest.TestCase):
+    def run_jobs(self, cases, jobs):
+        with tempfile.TemporaryDirectory() as tmp:
+            os.mkdir(os.path.join(tmp, 'tc-tests'))
+            path = os.path.join(tmp, 'tc-tests', 't.json')
+            args = argparse.Namespace(verbose=1, timeout=10, tap=None,
+                                      jobs=jobs)
+            runner = tdc.Runner(args)
+            runner.plugins.loaded['nsPlugin'] = nsPlugin(runner)
+            lines = []
+            runner.emit = lines.append
+            entries = [(c, path, tdc.corpus.case_problems(c)) for c in cases]
+            start = time.monotonic()
+            counts = runner.run(entries)
+            return counts, lines, time.monotonic() - start
+
+    def test_cases_run_concurrently_and_report_in_order(self):
+        # the later cases finish first; the report keeps case order
+        cases = [case('000%d' % n, cmdUnderTest='sleep %s' % delay,
+                      verifyCmd='echo $TESTID', matchPattern='^000%d$' % n)
+                 for n, delay in ((1, 1.5), (2, 1.0), (3, 0.5), (4, 0.1))]
+        cases.append(case('0005', cmdUnderTest='false'))
+        counts, lines, seconds = self.run_jobs(cases, 4)
+        self.assertEqual(counts, {'pass': 4, 'fail': 1, 'skip': 0})
+        results = [line for line in lines if line.startswith(('ok', 'not'))]
+        self.assertEqual(results, ['ok 1 - 0001 case 0001',
+                                   'ok 2 - 0002 case 0002',
+                                   'ok 3 - 0003 case 0003',
+                                   'ok 4 - 0004 case 0004',
+                                   'not ok 5 - 0005 case 0005'])
+        self.assertLess(seconds, 2.9)        # serial: 3.1 s of sleeps
+        # a case's -v comments come right before its result line
+        index = lines.index('ok 1 - 0001 case 0001')
+        self.assertEqual(lines[index - 1], '# verify: echo 0001')
+
+    def test_serial_without_nsplugin(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            args = argparse.Namespace(verbose=0, timeout=10, tap=None,
+                                      jobs=4)
+            runner = tdc.Runner(args)
+            runner.emit = lambda line: None
+            path = os.path.join(tmp, 't.json')
+            start = time.monotonic()
+            runner.run([(case(c, cmdUnderTest='sleep 0.4'), path, [])
+                        for c in ('0001', '0002', '0003')])
+            self.assertGreater(time.monotonic() - start, 1.1)
+
+
+class TestShard(unittest.TestCase):
+    def test_shards_split_the_cases_exactly_once(self):
+        cases = [case('%04x' % n) for n in range(0, 65536, 97)]
+        for count in (1, 2, 3, 5):
+            shards = [[c['id'] for c in cases
+                       if tdc.shard_of(c, count) == k]
+                      for k in range(1, count + 1)]
+            together = sorted(i for shard in shards for i in shard)
+            self.assertEqual(together, sorted(c['id'] for c in cases))
+            if count > 1:
+                self.assertTrue(all(shards), count)  # none empty here
+        self.assertEqual(tdc.parse_shard('2/3'), (2, 3))
+        for bad in ('0/3', '4/3', 'x', '1'):
+            with self.assertRaises(argparse.ArgumentTypeError):
+                tdc.parse_shard(bad)
+
+
 class TestTdcProgram(unittest.TestCase):
     """tdc.py as a program on temporary case files."""
 
@@ -369,6 +441,110 @@ class TestTdcProgram(unittest.TestCase):
         self.assertEqual(proc.returncode, 4)
         self.assertEqual(proc.stdout.splitlines()[-1],
                          '0 passed, 0 failed, 0 skipped')
+
+    def test_misspelt_key_fails_instead_of_running_unverified(self):
+        proc = self.run_cases([case('0001', verifyCmd='echo one',
+                                    matchPatern='two')])
+        lines = proc.stdout.splitlines()
+        self.assertEqual(proc.returncode, 1, proc.stdout)
+        self.assertIn('not ok 1 - 0001 case 0001', lines)
+        self.assertIn("# unknown key 'matchPatern'", lines)
+
+    def test_strict_fails_undeclared_skips_only(self):
+        proc = self.run_cases([
+            case('0001', skip='yes'),
+            case('0002', dependsOn='false'),
+            case('0003', plugins={'requires': 'noSuchPlugin'}),
+            case('0004', cmdUnderTest='$TC qdisc add dev $DEV2 ingress'),
+        ], '--strict')
+        lines = proc.stdout.splitlines()
+        self.assertEqual(lines[-1], '0 passed, 2 failed, 2 skipped')
+        self.assertEqual(proc.returncode, 1)
+        self.assertTrue(lines[2].startswith('ok 1 - 0001 case 0001 # skip'))
+        self.assertTrue(lines[3].startswith('ok 2 - 0002 case 0002 # skip '
+                                            'dependsOn'))
+        self.assertIn('not ok 3 - 0003 case 0003', lines)
+        self.assertIn('not ok 4 - 0004 case 0004', lines)
+        self.assertIn('# stage: skip', lines)
+
+    def test_fill_in_ids(self):
+        self.dir = CaseDir([case('00aa'), case(''), {'name': 'new'}])
+        self.addCleanup(self.dir.close)
+        other = self.dir.file('tc-tests/u.json')
+        with open(other, 'w') as f:
+            json.dump([{'name': 'also new'}, case('00bb')], f)
+        proc = subprocess.run([PYTHON, TDC, '-i', '-D',
+                               self.dir.file('tc-tests')],
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        ids = []
+        for path in (self.dir.path, other):
+            with open(path) as f:
+                cases = json.load(f)
+            for c in cases:
+                self.assertRegex(c['id'], r'^[0-9a-f]{4}$')
+                self.assertEqual(list(c)[0], 'id')
+            ids += [c['id'] for c in cases]
+        self.assertEqual(ids[0], '00aa')
+        self.assertEqual(ids[4], '00bb')
+        self.assertEqual(len(set(ids)), 5)
+        with open(other) as f:
+            self.assertEqual(json.load(f)[0]['name'], 'also new')
+        # the ids stay: a second run changes nothing
+        with open(self.dir.path) as f:
+            before = f.read()
+        subprocess.run([PYTHON, TDC, '-i', '-f', self.dir.path],
+                       capture_output=True, timeout=60)
+        with open(self.dir.path) as f:
+            self.assertEqual(f.read(), before)
+
+    def test_fill_in_ids_avoids_taken_ones(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, 't.json')
+            with open(path, 'w') as f:
+                json.dump([{'name': 'x'}], f)
+            taken = {'%04x' % n for n in range(65536)} - {'beef'}
+            tdc.fill_in_ids([path], taken)
+            with open(path) as f:
+                self.assertEqual(json.load(f)[0]['id'], 'beef')
+
+    def test_xunit_file(self):
+        out = None
+        proc = self.run_cases([case('0001'),
+                               case('0002', cmdUnderTest='false'),
+                               case('0003', skip='yes')])
+        out = self.dir.file('results.xml')
+        proc = self.dir.run_tdc('--format', 'xunit', '-o', out)
+        self.assertEqual(proc.returncode, 1)
+        tree = ElementTree.parse(out)
+        suite = tree.getroot().find('testsuite')
+        self.assertEqual((suite.get('tests'), suite.get('failures'),
+                          suite.get('skipped')), ('3', '1', '1'))
+        tests = suite.findall('testcase')
+        self.assertEqual([t.get('name') for t in tests],
+                         ['0001: case 0001', '0002: case 0002',
+                          '0003: case 0003'])
+        self.assertIsNone(tests[0].find('failure'))
+        self.assertIn('stage: execute', tests[1].find('failure').text)
+        self.assertIsNotNone(tests[2].find('skipped'))
+        # and TAP with -o in the default format
+        proc = self.dir.run_tdc('-o', self.dir.file('r.tap'))
+        with open(self.dir.file('r.tap')) as f:
+            self.assertEqual(f.read().splitlines()[-1],
+                             '1 passed, 1 failed, 1 skipped')
+
+    def test_show_prints_the_selected_cases(self):
+        proc = self.run_cases([case('0001'), case('0002')], '-s', '-e',
+                              '0002')
+        self.assertEqual(json.loads(proc.stdout), [case('0002')])
+
+    def test_path_of_tc_and_device(self):
+        proc = self.run_cases([case(
+            '0001', cmdUnderTest='test "$TC" = /bin/echo -a "$DEV2" = eth9')],
+            '-p', '/bin/echo', '-d', 'eth9')
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        proc = self.dir.run_tdc('-d', 'eth9', '-J', '2')
+        self.assertEqual(proc.returncode, 2)        # refused
 
     def test_scapy_case_without_scapy_skips(self):
         # python -S: no site-packages, so scapy cannot be imported

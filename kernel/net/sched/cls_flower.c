@@ -15,9 +15,13 @@
  * Locking: the control operations (change, delete, get, walk, dump,
  * destroy) all run under RTNL, since these ops do not set
  * TCF_PROTO_OPS_DOIT_UNLOCKED; the handle IDR is only used there.
- * fl_classify() runs under rcu_read_lock_bh() and sees the instance mask,
- * the hashtable and the filters only after they were published; a filter
- * or instance that is taken away is freed after an RCU grace period.
+ *
+ * RCU: fl_classify() runs under rcu_read_lock_bh() and reaches everything
+ * through one pointer, head->mask.  The mask carries the hashtable, so a
+ * reader that loads the pointer (rcu_dereference_bh, an address
+ * dependency) sees the table initialised before rcu_assign_pointer()
+ * published it, on every CPU ordering.  A filter, mask or instance that is
+ * taken away is freed after an RCU grace period.
  */
 
 #include <linux/kernel.h>
@@ -31,11 +35,18 @@
 #include <linux/if_vlan.h>
 #include <linux/in6.h>
 #include <linux/ip.h>
+#include <linux/mpls.h>
+#include <linux/ppp_defs.h>
 
 #include <net/sch_generic.h>
 #include <net/pkt_cls.h>
 #include <net/flow_dissector.h>
 
+/*
+ * The keys most filters use come first and the rarer ones last: classify
+ * clears the key up to the end of the mask's range, and hashes only the
+ * range.
+ */
 struct fl_flow_key {
 	int indev_ifindex;
 	struct flow_dissector_key_control control;
@@ -51,6 +62,11 @@ struct fl_flow_key {
 	struct flow_dissector_key_arp arp;
 	struct flow_dissector_key_ip ip;
 	struct flow_dissector_key_tcp tcp;
+	struct flow_dissector_key_vlan cvlan;
+	struct flow_dissector_key_num_of_vlans num_of_vlans;
+	struct flow_dissector_key_pppoe pppoe;
+	struct flow_dissector_key_l2tpv3 l2tpv3;
+	struct flow_dissector_key_mpls mpls;
 } __aligned(BITS_PER_LONG / 8); /* masked keys are computed long by long */
 
 /* The part of the key that the mask touches, rounded out to longs */
@@ -59,16 +75,22 @@ struct fl_flow_mask_range {
 	unsigned short int end;
 };
 
+/*
+ * The instance's mask, and the table of its filters keyed by their masked
+ * keys.  Published once complete through head->mask; replaced only while
+ * the instance holds no filter.
+ */
 struct fl_flow_mask {
 	struct fl_flow_key key;
 	struct fl_flow_mask_range range;
 	struct flow_dissector dissector;
 	struct rhashtable_params ht_params;
+	struct rhashtable ht;		/* masked key -> filter */
+	struct rcu_work rwork;
 };
 
 struct cls_fl_head {
-	struct fl_flow_mask __rcu *mask;	/* NULL until the first filter */
-	struct rhashtable ht;			/* masked key -> filter */
+	struct fl_flow_mask __rcu *mask;	/* NULL while there is no filter */
 	struct idr handle_idr;			/* handle -> filter */
 	struct rcu_work rwork;
 };
@@ -97,6 +119,10 @@ enum fl_need {
 	FL_NEED_ICMPV6,
 	FL_NEED_ARP,
 	FL_NEED_VLAN,
+	FL_NEED_CVLAN,
+	FL_NEED_MPLS,
+	FL_NEED_PPPOE,
+	FL_NEED_L2TP,
 };
 
 static const char * const fl_need_msg[] = {
@@ -110,91 +136,128 @@ static const char * const fl_need_msg[] = {
 	[FL_NEED_ICMPV6] = "Key requires protocol ipv6 and ip_proto icmpv6",
 	[FL_NEED_ARP]	 = "Key requires protocol arp or rarp",
 	[FL_NEED_VLAN]	 = "Key requires protocol 802.1q or 802.1ad",
+	[FL_NEED_CVLAN]	 = "Key requires vlan_ethtype 802.1q or 802.1ad",
+	[FL_NEED_MPLS]	 = "Key requires protocol mpls_uc or mpls_mc",
+	[FL_NEED_PPPOE]	 = "Key requires protocol ppp_ses",
+	[FL_NEED_L2TP]	 = "Key requires ip_proto l2tp",
 };
 
-/* One row per key that is a plain (value, mask) pair of a key member */
+#define FL_MASK_DIFFERS "Mask differs from this prio's mask in "
+
+/*
+ * One row per key that is a plain (value, mask) pair of a key member.  Its
+ * name is tc's, for the message of a mask that differs from the instance's.
+ */
 struct fl_key_desc {
 	u16 type;	/* attribute carrying the value */
 	u16 mask_type;	/* attribute carrying its mask, or UNSPEC: exact */
 	u16 offset;	/* of the member in struct fl_flow_key */
 	u8 len;		/* of the member and of both attributes */
 	u8 need;	/* enum fl_need */
+	const char *mismatch;
 };
 
 /* Attribute names are pasted at the outer level: IP_TOS and IP_TTL are
  * also socket option macros, which must not expand here.
  */
-#define FL_KEY(_type, _mask_type, _member, _need) {			\
+#define FL_KEY(_type, _mask_type, _member, _need, _name) {		\
 	.type = _type,							\
 	.mask_type = _mask_type,					\
 	.offset = offsetof(struct fl_flow_key, _member),		\
 	.len = sizeof_field(struct fl_flow_key, _member),		\
 	.need = FL_NEED_##_need,					\
+	.mismatch = FL_MASK_DIFFERS _name,				\
 }
-#define FL_KEY_MASKED(_type, _member, _need)				\
+
+#define FL_KEY_MASKED(_type, _member, _need, _name)			\
 	FL_KEY(TCA_FLOWER_KEY_##_type, TCA_FLOWER_KEY_##_type##_MASK,	\
-	       _member, _need)
-#define FL_KEY_EXACT(_type, _member, _need)				\
-	FL_KEY(TCA_FLOWER_KEY_##_type, TCA_FLOWER_UNSPEC, _member, _need)
+	       _member, _need, _name)
+#define FL_KEY_EXACT(_type, _member, _need, _name)			\
+	FL_KEY(TCA_FLOWER_KEY_##_type, TCA_FLOWER_UNSPEC, _member, _need, \
+	       _name)
 
 /*
- * Rows are parsed in this order: IP_PROTO comes first because whether a
- * later key applies can depend on it.  The TCP, UDP and SCTP ports share
- * one member; the filter's ip_proto tells which attribute dumps it.
+ * Rows are parsed in this order, after the protocol (eth_type, VLAN and
+ * PPPoE keys): IP_PROTO comes first because whether a later key applies
+ * can depend on it.  The TCP, UDP and SCTP ports share one member; the
+ * filter's ip_proto tells which attribute dumps it.
  */
 static const struct fl_key_desc fl_keys[] = {
-	FL_KEY_EXACT(IP_PROTO, basic.ip_proto, IP),
-	FL_KEY_MASKED(ETH_DST, eth.dst, NONE),
-	FL_KEY_MASKED(ETH_SRC, eth.src, NONE),
-	FL_KEY_MASKED(IPV4_SRC, ipv4.src, IPV4),
-	FL_KEY_MASKED(IPV4_DST, ipv4.dst, IPV4),
-	FL_KEY_MASKED(IPV6_SRC, ipv6.src, IPV6),
-	FL_KEY_MASKED(IPV6_DST, ipv6.dst, IPV6),
-	FL_KEY_MASKED(IP_TOS, ip.tos, IP),
-	FL_KEY_MASKED(IP_TTL, ip.ttl, IP),
-	FL_KEY_MASKED(TCP_SRC, tp.src, TCP),
-	FL_KEY_MASKED(TCP_DST, tp.dst, TCP),
-	FL_KEY_MASKED(UDP_SRC, tp.src, UDP),
-	FL_KEY_MASKED(UDP_DST, tp.dst, UDP),
-	FL_KEY_MASKED(SCTP_SRC, tp.src, SCTP),
-	FL_KEY_MASKED(SCTP_DST, tp.dst, SCTP),
-	FL_KEY_MASKED(TCP_FLAGS, tcp.flags, TCP),
-	FL_KEY_MASKED(ICMPV4_TYPE, icmp.type, ICMPV4),
-	FL_KEY_MASKED(ICMPV4_CODE, icmp.code, ICMPV4),
-	FL_KEY_MASKED(ICMPV6_TYPE, icmp.type, ICMPV6),
-	FL_KEY_MASKED(ICMPV6_CODE, icmp.code, ICMPV6),
-	FL_KEY_MASKED(ARP_OP, arp.op, ARP),
-	FL_KEY_MASKED(ARP_SIP, arp.sip, ARP),
-	FL_KEY_MASKED(ARP_TIP, arp.tip, ARP),
-	FL_KEY_MASKED(ARP_SHA, arp.sha, ARP),
-	FL_KEY_MASKED(ARP_THA, arp.tha, ARP),
+	FL_KEY_EXACT(IP_PROTO, basic.ip_proto, IP, "ip_proto"),
+	FL_KEY_MASKED(ETH_DST, eth.dst, NONE, "dst_mac"),
+	FL_KEY_MASKED(ETH_SRC, eth.src, NONE, "src_mac"),
+	FL_KEY_EXACT(NUM_OF_VLANS, num_of_vlans, NONE, "num_of_vlans"),
+	FL_KEY_EXACT(PPPOE_SID, pppoe.session_id, PPPOE, "pppoe_sid"),
+	FL_KEY_MASKED(IPV4_SRC, ipv4.src, IPV4, "src_ip"),
+	FL_KEY_MASKED(IPV4_DST, ipv4.dst, IPV4, "dst_ip"),
+	FL_KEY_MASKED(IPV6_SRC, ipv6.src, IPV6, "src_ip"),
+	FL_KEY_MASKED(IPV6_DST, ipv6.dst, IPV6, "dst_ip"),
+	FL_KEY_MASKED(IP_TOS, ip.tos, IP, "ip_tos"),
+	FL_KEY_MASKED(IP_TTL, ip.ttl, IP, "ip_ttl"),
+	FL_KEY_MASKED(TCP_SRC, tp.src, TCP, "src_port"),
+	FL_KEY_MASKED(TCP_DST, tp.dst, TCP, "dst_port"),
+	FL_KEY_MASKED(UDP_SRC, tp.src, UDP, "src_port"),
+	FL_KEY_MASKED(UDP_DST, tp.dst, UDP, "dst_port"),
+	FL_KEY_MASKED(SCTP_SRC, tp.src, SCTP, "src_port"),
+	FL_KEY_MASKED(SCTP_DST, tp.dst, SCTP, "dst_port"),
+	FL_KEY_MASKED(TCP_FLAGS, tcp.flags, TCP, "tcp_flags"),
+	FL_KEY_MASKED(ICMPV4_TYPE, icmp.type, ICMPV4, "type"),
+	FL_KEY_MASKED(ICMPV4_CODE, icmp.code, ICMPV4, "code"),
+	FL_KEY_MASKED(ICMPV6_TYPE, icmp.type, ICMPV6, "type"),
+	FL_KEY_MASKED(ICMPV6_CODE, icmp.code, ICMPV6, "code"),
+	FL_KEY_MASKED(ARP_OP, arp.op, ARP, "arp_op"),
+	FL_KEY_MASKED(ARP_SIP, arp.sip, ARP, "arp_sip"),
+	FL_KEY_MASKED(ARP_TIP, arp.tip, ARP, "arp_tip"),
+	FL_KEY_MASKED(ARP_SHA, arp.sha, ARP, "arp_sha"),
+	FL_KEY_MASKED(ARP_THA, arp.tha, ARP, "arp_tha"),
+	FL_KEY_EXACT(L2TPV3_SID, l2tpv3.session_id, L2TP, "l2tpv3_sid"),
 };
 
-/* Attributes handled outside fl_keys, with their exact payload length */
-#define FL_LEN_VAR	U8_MAX	/* variable: checked by its parser */
-
-static const struct {
-	u16 type;
-	u8 len;
-} fl_other_attrs[] = {
-	{ TCA_FLOWER_CLASSID,		sizeof(u32) },
-	{ TCA_FLOWER_INDEV,		FL_LEN_VAR },
-	{ TCA_FLOWER_ACT,		FL_LEN_VAR },
-	{ TCA_FLOWER_FLAGS,		sizeof(u32) },
-	{ TCA_FLOWER_KEY_ETH_TYPE,	sizeof(__be16) },
-	{ TCA_FLOWER_KEY_VLAN_ID,	sizeof(u16) },
-	{ TCA_FLOWER_KEY_VLAN_PRIO,	sizeof(u8) },
-	{ TCA_FLOWER_KEY_VLAN_ETH_TYPE,	sizeof(__be16) },
-};
-
-/* Length of every attribute we implement; 0: not implemented.  Filled
- * from the two tables above at module init.
+/*
+ * Key members that their own parsers fill (the protocol, VLAN tags, PPP,
+ * IP flags, MPLS), for the mask mismatch message: the attribute a user
+ * most likely set to touch the member, and tc's name for it.
  */
-static u8 fl_attr_len[TCA_FLOWER_MAX + 1] __ro_after_init;
+struct fl_field_desc {
+	u16 type;
+	u16 offset;
+	u16 len;
+	const char *mismatch;
+};
+
+#define FL_FIELD(_type, _member, _name) {				\
+	.type = TCA_FLOWER_##_type,					\
+	.offset = offsetof(struct fl_flow_key, _member),		\
+	.len = sizeof_field(struct fl_flow_key, _member),		\
+	.mismatch = FL_MASK_DIFFERS _name,				\
+}
+
+static const struct fl_field_desc fl_fields[] = {
+	FL_FIELD(INDEV, indev_ifindex, "indev"),
+	FL_FIELD(KEY_ETH_TYPE, basic.n_proto, "protocol or vlan_ethtype"),
+	FL_FIELD(KEY_ETH_TYPE, vlan.vlan_tpid, "protocol"),
+	FL_FIELD(KEY_ETH_TYPE, pppoe.type, "protocol"),
+	FL_FIELD(KEY_VLAN_ID, vlan.vlan_tci, "vlan_id or vlan_prio"),
+	FL_FIELD(KEY_VLAN_ETH_TYPE, vlan.vlan_eth_type, "vlan_ethtype"),
+	FL_FIELD(KEY_VLAN_ETH_TYPE, cvlan.vlan_tpid, "vlan_ethtype"),
+	FL_FIELD(KEY_CVLAN_ID, cvlan.vlan_tci, "cvlan_id or cvlan_prio"),
+	FL_FIELD(KEY_CVLAN_ETH_TYPE, cvlan.vlan_eth_type, "cvlan_ethtype"),
+	FL_FIELD(KEY_PPP_PROTO, pppoe.ppp_proto, "ppp_proto"),
+	FL_FIELD(KEY_FLAGS, control.flags, "ip_flags"),
+	FL_FIELD(KEY_IPV4_DST, control.addr_type, "the address family"),
+	FL_FIELD(KEY_MPLS_OPTS, mpls, "the MPLS keys"),
+};
 
 #define FL_UNSUPPORTED(attr)						\
 	[attr] = "Unsupported flower attribute " #attr
 
+/*
+ * Attributes of the uAPI this classifier does not implement: refused with
+ * -EOPNOTSUPP and named, never ignored, since ignoring a key would match
+ * more traffic than was asked for.  Tunnel, conntrack and hash keys need
+ * metadata this classifier does not dissect; port ranges do not fit one
+ * hash lookup.
+ */
 static const char * const fl_unsupported_msg[TCA_FLOWER_MAX + 1] = {
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_KEY_ID),
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_IPV4_SRC),
@@ -215,16 +278,6 @@ static const char * const fl_unsupported_msg[TCA_FLOWER_MAX + 1] = {
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_IP_TTL_MASK),
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_OPTS),
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_OPTS_MASK),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_FLAGS),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_FLAGS_MASK),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_MPLS_TTL),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_MPLS_BOS),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_MPLS_TC),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_MPLS_LABEL),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_MPLS_OPTS),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_CVLAN_ID),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_CVLAN_PRIO),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_CVLAN_ETH_TYPE),
 	FL_UNSUPPORTED(TCA_FLOWER_IN_HW_COUNT),
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_PORT_SRC_MIN),
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_PORT_SRC_MAX),
@@ -240,11 +293,101 @@ static const char * const fl_unsupported_msg[TCA_FLOWER_MAX + 1] = {
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_CT_LABELS_MASK),
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_HASH),
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_HASH_MASK),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_NUM_OF_VLANS),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_PPPOE_SID),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_PPP_PROTO),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_L2TPV3_SID),
 };
+
+#define FL_EXACT_LEN(_member)						\
+	NLA_POLICY_EXACT_LEN(sizeof_field(struct fl_flow_key, _member))
+
+/*
+ * Types and lengths of the attributes this classifier implements, parsed
+ * strictly (exact lengths, no trailing data, no type outside the policy).
+ * Only NLA_F_NESTED is not demanded: tc sets it, but older clients that
+ * the in-tree flower accepts (Open vSwitch, pyroute2) do not.
+ */
+static const struct nla_policy fl_policy[TCA_FLOWER_MAX + 1] = {
+	[TCA_FLOWER_CLASSID]		= { .type = NLA_U32 },
+	[TCA_FLOWER_INDEV]		= { .type = NLA_STRING },
+	[TCA_FLOWER_ACT]		= { .type = NLA_NESTED },
+	[TCA_FLOWER_FLAGS]		= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_ETH_TYPE]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_ETH_DST]	= FL_EXACT_LEN(eth.dst),
+	[TCA_FLOWER_KEY_ETH_DST_MASK]	= FL_EXACT_LEN(eth.dst),
+	[TCA_FLOWER_KEY_ETH_SRC]	= FL_EXACT_LEN(eth.src),
+	[TCA_FLOWER_KEY_ETH_SRC_MASK]	= FL_EXACT_LEN(eth.src),
+	[TCA_FLOWER_KEY_VLAN_ID]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_VLAN_PRIO]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_VLAN_ETH_TYPE]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_CVLAN_ID]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_CVLAN_PRIO]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_CVLAN_ETH_TYPE]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_NUM_OF_VLANS]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_PPPOE_SID]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_PPP_PROTO]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_IP_PROTO]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_FLAGS]		= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_FLAGS_MASK]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_IPV4_SRC]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_IPV4_SRC_MASK]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_IPV4_DST]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_IPV4_DST_MASK]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_IPV6_SRC]	= FL_EXACT_LEN(ipv6.src),
+	[TCA_FLOWER_KEY_IPV6_SRC_MASK]	= FL_EXACT_LEN(ipv6.src),
+	[TCA_FLOWER_KEY_IPV6_DST]	= FL_EXACT_LEN(ipv6.dst),
+	[TCA_FLOWER_KEY_IPV6_DST_MASK]	= FL_EXACT_LEN(ipv6.dst),
+	[TCA_FLOWER_KEY_IP_TOS]		= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_IP_TOS_MASK]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_IP_TTL]		= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_IP_TTL_MASK]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_TCP_SRC]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_TCP_SRC_MASK]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_TCP_DST]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_TCP_DST_MASK]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_UDP_SRC]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_UDP_SRC_MASK]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_UDP_DST]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_UDP_DST_MASK]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_SCTP_SRC]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_SCTP_SRC_MASK]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_SCTP_DST]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_SCTP_DST_MASK]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_TCP_FLAGS]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_TCP_FLAGS_MASK]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_ICMPV4_TYPE]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ICMPV4_TYPE_MASK] = { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ICMPV4_CODE]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ICMPV4_CODE_MASK] = { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ICMPV6_TYPE]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ICMPV6_TYPE_MASK] = { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ICMPV6_CODE]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ICMPV6_CODE_MASK] = { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ARP_OP]		= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ARP_OP_MASK]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ARP_SIP]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_ARP_SIP_MASK]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_ARP_TIP]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_ARP_TIP_MASK]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_ARP_SHA]	= FL_EXACT_LEN(arp.sha),
+	[TCA_FLOWER_KEY_ARP_SHA_MASK]	= FL_EXACT_LEN(arp.sha),
+	[TCA_FLOWER_KEY_ARP_THA]	= FL_EXACT_LEN(arp.tha),
+	[TCA_FLOWER_KEY_ARP_THA_MASK]	= FL_EXACT_LEN(arp.tha),
+	[TCA_FLOWER_KEY_MPLS_TTL]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_MPLS_BOS]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_MPLS_TC]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_MPLS_LABEL]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_MPLS_OPTS]	= { .type = NLA_NESTED },
+	[TCA_FLOWER_KEY_L2TPV3_SID]	= { .type = NLA_U32 },
+};
+
+static const struct nla_policy
+fl_mpls_lse_policy[TCA_FLOWER_KEY_MPLS_OPT_LSE_MAX + 1] = {
+	[TCA_FLOWER_KEY_MPLS_OPT_LSE_DEPTH]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_MPLS_OPT_LSE_TTL]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_MPLS_OPT_LSE_BOS]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_MPLS_OPT_LSE_TC]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_MPLS_OPT_LSE_LABEL]	= { .type = NLA_U32 },
+};
+
+#define FL_NLA_VALIDATE	(NL_VALIDATE_STRICT & ~NL_VALIDATE_NESTED)
 
 /* Dissector keys, each switched on only when the mask looks at it */
 struct fl_dissector_key {
@@ -271,6 +414,11 @@ static const struct fl_dissector_key fl_dissector_keys[] = {
 	FL_DISSECTOR_KEY(ARP, arp),
 	FL_DISSECTOR_KEY(IP, ip),
 	FL_DISSECTOR_KEY(TCP, tcp),
+	FL_DISSECTOR_KEY(CVLAN, cvlan),
+	FL_DISSECTOR_KEY(NUM_OF_VLANS, num_of_vlans),
+	FL_DISSECTOR_KEY(PPPOE, pppoe),
+	FL_DISSECTOR_KEY(L2TPV3, l2tpv3),
+	FL_DISSECTOR_KEY(MPLS, mpls),
 };
 
 /* Like NL_SET_ERR_MSG_ATTR, for messages taken from the tables above */
@@ -307,12 +455,6 @@ static void fl_set_masked_key(struct fl_flow_key *mkey,
 		*lmkey++ = *lkey++ & *lmask++;
 }
 
-static void fl_clear_masked_range(struct fl_flow_key *key,
-				  const struct fl_flow_mask *mask)
-{
-	memset(fl_key_start(key, mask), 0, fl_mask_range(mask));
-}
-
 static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 		       struct tcf_result *res)
 {
@@ -325,14 +467,18 @@ static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 	if (unlikely(!mask))
 		return -1;
 
-	fl_clear_masked_range(&skb_key, mask);
+	/* The dissector ORs into control.flags and writes only the keys it
+	 * finds in the packet: everything up to the end of the range starts
+	 * out zero, the control and basic keys included.
+	 */
+	memset(&skb_key, 0, mask->range.end);
 	skb_key.indev_ifindex = skb->skb_iif;
 	/* Keys are the outer headers': do not descend into a tunnel */
 	skb_flow_dissect(skb, &mask->dissector, &skb_key,
 			 FLOW_DISSECTOR_F_STOP_BEFORE_ENCAP);
 	fl_set_masked_key(&skb_mkey, &skb_key, mask);
 
-	f = rhashtable_lookup_fast(&head->ht, fl_key_start(&skb_mkey, mask),
+	f = rhashtable_lookup_fast(&mask->ht, fl_key_start(&skb_mkey, mask),
 				   mask->ht_params);
 	if (!f)
 		return -1;
@@ -361,14 +507,11 @@ static void __fl_filter_free(struct cls_fl_filter *f)
 	kfree(f);
 }
 
+/* Runs after a grace period; freeing actions needs no RTNL */
 static void fl_filter_free_work(struct work_struct *work)
 {
-	struct cls_fl_filter *f = container_of(to_rcu_work(work),
-					       struct cls_fl_filter, rwork);
-
-	rtnl_lock();
-	__fl_filter_free(f);
-	rtnl_unlock();
+	__fl_filter_free(container_of(to_rcu_work(work),
+				      struct cls_fl_filter, rwork));
 }
 
 /* @f is already unreachable for new lookups; classifiers that found it
@@ -390,6 +533,19 @@ static void fl_filter_discard(struct cls_fl_filter *f)
 	kfree(f);
 }
 
+/* The table holds no filter any more, and no reader can see the mask */
+static void fl_mask_free(struct fl_flow_mask *mask)
+{
+	rhashtable_destroy(&mask->ht);
+	kfree(mask);
+}
+
+static void fl_mask_free_work(struct work_struct *work)
+{
+	fl_mask_free(container_of(to_rcu_work(work), struct fl_flow_mask,
+				  rwork));
+}
+
 static void fl_head_free_work(struct work_struct *work)
 {
 	struct cls_fl_head *head = container_of(to_rcu_work(work),
@@ -398,8 +554,7 @@ static void fl_head_free_work(struct work_struct *work)
 	struct fl_flow_mask *mask = rcu_dereference_protected(head->mask, 1);
 
 	if (mask)
-		rhashtable_destroy(&head->ht);
-	kfree(mask);
+		fl_mask_free(mask);
 	kfree(head);
 }
 
@@ -412,10 +567,11 @@ static void fl_destroy(struct tcf_proto *tp, bool rtnl_held,
 	struct cls_fl_filter *f;
 
 	/* Out of the table before they are freed: a resize running in the
-	 * background must not walk into a freed filter.
+	 * background must not walk into a freed filter.  A filter exists
+	 * only while there is a mask.
 	 */
 	idr_for_each_entry_ul(&head->handle_idr, f, tmp, handle) {
-		rhashtable_remove_fast(&head->ht, &f->ht_node, mask->ht_params);
+		rhashtable_remove_fast(&mask->ht, &f->ht_node, mask->ht_params);
 		fl_filter_release(tp, f);
 	}
 	idr_destroy(&head->handle_idr);
@@ -430,62 +586,46 @@ static void *fl_get(struct tcf_proto *tp, u32 handle)
 	return idr_find(&head->handle_idr, handle);
 }
 
-static int fl_check_attr(const struct nlattr *nla,
-			 struct netlink_ext_ack *extack)
+/* Attributes this classifier does not implement are refused by name */
+static int fl_check_supported(const struct nlattr *opts,
+			      struct netlink_ext_ack *extack)
 {
-	int type = nla_type(nla);
-	u8 len;
+	const struct nlattr *nla;
+	int rem;
 
-	if (type <= TCA_FLOWER_UNSPEC || type > TCA_FLOWER_MAX) {
-		NL_SET_ERR_MSG_ATTR(extack, nla, "Unknown flower attribute type");
-		return -EOPNOTSUPP;
-	}
+	nla_for_each_nested(nla, opts, rem) {
+		int type = nla_type(nla);
 
-	len = fl_attr_len[type];
-	if (!len) {
-		if (fl_unsupported_msg[type])
-			fl_set_err(extack, nla, fl_unsupported_msg[type]);
-		else
+		if (type <= TCA_FLOWER_UNSPEC || type > TCA_FLOWER_MAX) {
 			NL_SET_ERR_MSG_ATTR(extack, nla,
-					    "Unsupported flower attribute");
-		return -EOPNOTSUPP;
-	}
-
-	if (len != FL_LEN_VAR && nla_len(nla) != len) {
-		NL_SET_ERR_MSG_ATTR(extack, nla,
-				    "Flower attribute has a wrong length");
-		return -EINVAL;
+					    "Unknown flower attribute type");
+			return -EOPNOTSUPP;
+		}
+		if (fl_unsupported_msg[type]) {
+			fl_set_err(extack, nla, fl_unsupported_msg[type]);
+			return -EOPNOTSUPP;
+		}
 	}
 	return 0;
 }
 
-/* Every attribute is checked before any is used: an attribute this
- * classifier does not implement is refused, never ignored, since
- * ignoring a key would match more traffic than was asked for.
- */
+/* Every attribute is checked before any is used */
 static int fl_parse_opts(struct nlattr *opts, struct nlattr **tb,
 			 struct netlink_ext_ack *extack)
 {
-	const struct nlattr *nla;
-	int rem, err;
+	int err;
 
 	if (!opts) {
 		NL_SET_ERR_MSG(extack, "Missing flower options");
 		return -EINVAL;
 	}
 
-	nla_for_each_nested(nla, opts, rem) {
-		err = fl_check_attr(nla, extack);
-		if (err)
-			return err;
-	}
-	if (rem) {
-		NL_SET_ERR_MSG(extack, "Malformed flower options");
-		return -EINVAL;
-	}
+	err = fl_check_supported(opts, extack);
+	if (err)
+		return err;
 
-	return nla_parse_nested_deprecated(tb, TCA_FLOWER_MAX, opts, NULL,
-					   extack);
+	return __nla_parse(tb, TCA_FLOWER_MAX, nla_data(opts), nla_len(opts),
+			   fl_policy, FL_NLA_VALIDATE, extack);
 }
 
 static int fl_set_flags(struct nlattr **tb, u32 *flags,
@@ -551,8 +691,34 @@ static bool fl_need_met(const struct fl_flow_key *key,
 		       fl_proto_is(key, mask, ETH_P_RARP);
 	case FL_NEED_VLAN:
 		return mask->vlan.vlan_tpid;
+	case FL_NEED_CVLAN:
+		return mask->cvlan.vlan_tpid;
+	case FL_NEED_MPLS:
+		return fl_proto_is(key, mask, ETH_P_MPLS_UC) ||
+		       fl_proto_is(key, mask, ETH_P_MPLS_MC);
+	case FL_NEED_PPPOE:
+		return mask->pppoe.type;
+	case FL_NEED_L2TP:
+		return fl_ip_proto_is(key, mask, IPPROTO_L2TP);
 	}
 	return false;
+}
+
+/* Refuses the first of @attrs present in @tb when @need is not met */
+static int fl_check_need(struct nlattr **tb, const int *attrs, int n,
+			 const struct fl_flow_key *key,
+			 const struct fl_flow_key *mask, enum fl_need need,
+			 struct netlink_ext_ack *extack)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (tb[attrs[i]] && !fl_need_met(key, mask, need)) {
+			fl_set_err(extack, tb[attrs[i]], fl_need_msg[need]);
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 static int fl_set_key_indev(struct net *net, struct nlattr **tb,
@@ -572,54 +738,20 @@ static int fl_set_key_indev(struct net *net, struct nlattr **tb,
 	return 0;
 }
 
-/* The filter's protocol: an ethertype, or a VLAN TPID with the ethertype
- * inside the tag given as VLAN_ETH_TYPE.
- */
-static void fl_set_key_eth_type(struct nlattr **tb, struct fl_flow_key *key,
-				struct fl_flow_key *mask)
+/* The id, priority and TPID of one tag; its inner ethertype is the caller's */
+static int fl_set_key_tag(struct nlattr *vid, struct nlattr *prio,
+			  __be16 tpid, struct flow_dissector_key_vlan *key,
+			  struct flow_dissector_key_vlan *mask,
+			  struct netlink_ext_ack *extack)
 {
-	__be16 ethertype;
-
-	if (!tb[TCA_FLOWER_KEY_ETH_TYPE])
-		return;
-
-	ethertype = nla_get_be16(tb[TCA_FLOWER_KEY_ETH_TYPE]);
-	if (ethertype == htons(ETH_P_ALL))
-		return;
-
-	if (eth_type_vlan(ethertype)) {
-		key->vlan.vlan_tpid = ethertype;
-		mask->vlan.vlan_tpid = htons(0xffff);
-	} else {
-		key->basic.n_proto = ethertype;
-		mask->basic.n_proto = htons(0xffff);
-	}
-}
-
-static int fl_set_key_vlan(struct nlattr **tb, struct fl_flow_key *key,
-			   struct fl_flow_key *mask,
-			   struct netlink_ext_ack *extack)
-{
-	struct nlattr *vid = tb[TCA_FLOWER_KEY_VLAN_ID];
-	struct nlattr *prio = tb[TCA_FLOWER_KEY_VLAN_PRIO];
-	struct nlattr *ethtype = tb[TCA_FLOWER_KEY_VLAN_ETH_TYPE];
-
-	if (!vid && !prio && !ethtype)
-		return 0;
-	if (!fl_need_met(key, mask, FL_NEED_VLAN)) {
-		fl_set_err(extack, vid ?: prio ?: ethtype,
-			   fl_need_msg[FL_NEED_VLAN]);
-		return -EINVAL;
-	}
-
 	if (vid) {
 		if (nla_get_u16(vid) > VLAN_VID_MASK) {
 			NL_SET_ERR_MSG_ATTR(extack, vid,
 					    "VLAN id must be below 4096");
 			return -EINVAL;
 		}
-		key->vlan.vlan_id = nla_get_u16(vid);
-		mask->vlan.vlan_id = VLAN_VID_MASK;
+		key->vlan_id = nla_get_u16(vid);
+		mask->vlan_id = VLAN_VID_MASK;
 	}
 	if (prio) {
 		if (nla_get_u8(prio) > VLAN_PRIO_MASK >> VLAN_PRIO_SHIFT) {
@@ -627,17 +759,366 @@ static int fl_set_key_vlan(struct nlattr **tb, struct fl_flow_key *key,
 					    "VLAN priority must be below 8");
 			return -EINVAL;
 		}
-		key->vlan.vlan_priority = nla_get_u8(prio);
-		mask->vlan.vlan_priority = VLAN_PRIO_MASK >> VLAN_PRIO_SHIFT;
+		key->vlan_priority = nla_get_u8(prio);
+		mask->vlan_priority = VLAN_PRIO_MASK >> VLAN_PRIO_SHIFT;
 	}
-	if (ethtype) {
-		if (eth_type_vlan(nla_get_be16(ethtype))) {
-			NL_SET_ERR_MSG_ATTR(extack, ethtype,
-					    "Stacked VLAN tags are not supported");
-			return -EOPNOTSUPP;
+	key->vlan_tpid = tpid;
+	mask->vlan_tpid = htons(0xffff);
+	return 0;
+}
+
+/*
+ * A tag is expected where the ethertype is a VLAN TPID, or where
+ * num_of_vlans asks for more tags than come before it (as in the in-tree
+ * flower: "protocol ip ... num_of_vlans 1 vlan_id 5").
+ */
+static bool fl_is_tag(__be16 ethertype, struct nlattr **tb, u8 before)
+{
+	struct nlattr *nvlans = tb[TCA_FLOWER_KEY_NUM_OF_VLANS];
+
+	return eth_type_vlan(ethertype) ||
+	       (nvlans && nla_get_u8(nvlans) > before);
+}
+
+static void fl_set_key_n_proto(__be16 ethertype, struct fl_flow_key *key,
+			       struct fl_flow_key *mask)
+{
+	key->basic.n_proto = ethertype;
+	mask->basic.n_proto = htons(0xffff);
+}
+
+/*
+ * A PPPoE session filter: the dissector reports the protocol carried in
+ * PPP as basic.n_proto, so the session ethertype is matched as the PPPoE
+ * key's type (like a VLAN TPID), and ppp_proto ip/ipv6/mpls sets
+ * basic.n_proto for the keys of that protocol.
+ */
+static int fl_set_key_pppoe(struct nlattr **tb, struct fl_flow_key *key,
+			    struct fl_flow_key *mask,
+			    struct netlink_ext_ack *extack)
+{
+	struct nlattr *proto = tb[TCA_FLOWER_KEY_PPP_PROTO];
+	static const struct {
+		u16 ppp;
+		u16 eth;
+	} carried[] = {
+		{ PPP_IP,	ETH_P_IP },
+		{ PPP_IPV6,	ETH_P_IPV6 },
+		{ PPP_MPLS_UC,	ETH_P_MPLS_UC },
+		{ PPP_MPLS_MC,	ETH_P_MPLS_MC },
+	};
+	int i;
+
+	key->pppoe.type = htons(ETH_P_PPP_SES);
+	mask->pppoe.type = htons(0xffff);
+	if (!proto)
+		return 0;
+
+	key->pppoe.ppp_proto = nla_get_be16(proto);
+	mask->pppoe.ppp_proto = htons(0xffff);
+	for (i = 0; i < ARRAY_SIZE(carried); i++)
+		if (key->pppoe.ppp_proto == htons(carried[i].ppp))
+			fl_set_key_n_proto(htons(carried[i].eth), key, mask);
+	return 0;
+}
+
+/* The innermost ethertype: PPPoE session frames are keyed like untagged
+ * ones, whatever tags come before them.
+ */
+static int fl_set_key_inner(struct nlattr **tb, __be16 ethertype,
+			    struct fl_flow_key *key, struct fl_flow_key *mask,
+			    struct netlink_ext_ack *extack)
+{
+	if (ethertype == htons(ETH_P_PPP_SES))
+		return fl_set_key_pppoe(tb, key, mask, extack);
+	fl_set_key_n_proto(ethertype, key, mask);
+	return 0;
+}
+
+/*
+ * The tags of a 802.1q/802.1ad filter: the outer one (vlan_*), and the
+ * inner one (cvlan_*) when vlan_ethtype is itself a TPID.  The ethertype
+ * after the outer tag is the VLAN key's vlan_eth_type, and the innermost
+ * one is also basic.n_proto, which the IP keys look at.
+ */
+static int fl_set_key_vlans(struct nlattr **tb, __be16 tpid,
+			    struct fl_flow_key *key, struct fl_flow_key *mask,
+			    struct netlink_ext_ack *extack)
+{
+	struct nlattr *next = tb[TCA_FLOWER_KEY_VLAN_ETH_TYPE];
+	struct nlattr *inner = tb[TCA_FLOWER_KEY_CVLAN_ETH_TYPE];
+	__be16 ethertype;
+	int err;
+
+	err = fl_set_key_tag(tb[TCA_FLOWER_KEY_VLAN_ID],
+			     tb[TCA_FLOWER_KEY_VLAN_PRIO], tpid,
+			     &key->vlan, &mask->vlan, extack);
+	if (err || !next)
+		return err;
+
+	ethertype = nla_get_be16(next);
+	key->vlan.vlan_eth_type = ethertype;
+	mask->vlan.vlan_eth_type = htons(0xffff);
+	if (!fl_is_tag(ethertype, tb, 1))
+		return fl_set_key_inner(tb, ethertype, key, mask, extack);
+
+	err = fl_set_key_tag(tb[TCA_FLOWER_KEY_CVLAN_ID],
+			     tb[TCA_FLOWER_KEY_CVLAN_PRIO], ethertype,
+			     &key->cvlan, &mask->cvlan, extack);
+	if (err || !inner)
+		return err;
+
+	key->cvlan.vlan_eth_type = nla_get_be16(inner);
+	mask->cvlan.vlan_eth_type = htons(0xffff);
+	return fl_set_key_inner(tb, nla_get_be16(inner), key, mask, extack);
+}
+
+/*
+ * The filter's protocol (TCA_FLOWER_KEY_ETH_TYPE, which tc sends equal to
+ * the filter's protocol): an ethertype, a VLAN TPID with the tags' keys, or
+ * the PPPoE session ethertype with the PPP keys.
+ */
+static int fl_set_key_eth_type(struct nlattr **tb, __be16 protocol,
+			       struct fl_flow_key *key,
+			       struct fl_flow_key *mask,
+			       struct netlink_ext_ack *extack)
+{
+	static const int vlan_attrs[] = {
+		TCA_FLOWER_KEY_VLAN_ID, TCA_FLOWER_KEY_VLAN_PRIO,
+		TCA_FLOWER_KEY_VLAN_ETH_TYPE,
+	};
+	static const int cvlan_attrs[] = {
+		TCA_FLOWER_KEY_CVLAN_ID, TCA_FLOWER_KEY_CVLAN_PRIO,
+		TCA_FLOWER_KEY_CVLAN_ETH_TYPE,
+	};
+	static const int ppp_attrs[] = { TCA_FLOWER_KEY_PPP_PROTO };
+	struct nlattr *nla = tb[TCA_FLOWER_KEY_ETH_TYPE];
+	__be16 ethertype = nla ? nla_get_be16(nla) : htons(ETH_P_ALL);
+	int err = 0;
+
+	if (nla && protocol != htons(ETH_P_ALL) && ethertype != protocol) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "Key eth_type differs from the filter's protocol");
+		return -EINVAL;
+	}
+
+	if (fl_is_tag(ethertype, tb, 0) && ethertype != htons(ETH_P_ALL))
+		err = fl_set_key_vlans(tb, ethertype, key, mask, extack);
+	else if (ethertype != htons(ETH_P_ALL))
+		err = fl_set_key_inner(tb, ethertype, key, mask, extack);
+	if (err)
+		return err;
+
+	return fl_check_need(tb, vlan_attrs, ARRAY_SIZE(vlan_attrs), key,
+			     mask, FL_NEED_VLAN, extack) ?:
+	       fl_check_need(tb, cvlan_attrs, ARRAY_SIZE(cvlan_attrs), key,
+			     mask, FL_NEED_CVLAN, extack) ?:
+	       fl_check_need(tb, ppp_attrs, ARRAY_SIZE(ppp_attrs), key,
+			     mask, FL_NEED_PPPOE, extack);
+}
+
+/* ip_flags: the uAPI's bits, and the dissector's control flags they are */
+static const struct {
+	u32 uapi;
+	u32 dissector;
+} fl_ip_flags[] = {
+	{ TCA_FLOWER_KEY_FLAGS_IS_FRAGMENT,	FLOW_DIS_IS_FRAGMENT },
+	{ TCA_FLOWER_KEY_FLAGS_FRAG_IS_FIRST,	FLOW_DIS_FIRST_FRAG },
+};
+
+static u32 fl_ip_flags_to_dissector(u32 uapi)
+{
+	u32 flags = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(fl_ip_flags); i++)
+		if (uapi & fl_ip_flags[i].uapi)
+			flags |= fl_ip_flags[i].dissector;
+	return flags;
+}
+
+static u32 fl_ip_flags_to_uapi(u32 dissector)
+{
+	u32 flags = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(fl_ip_flags); i++)
+		if (dissector & fl_ip_flags[i].dissector)
+			flags |= fl_ip_flags[i].uapi;
+	return flags;
+}
+
+static int fl_set_key_ip_flags(struct nlattr **tb, struct fl_flow_key *key,
+			       struct fl_flow_key *mask,
+			       struct netlink_ext_ack *extack)
+{
+	const u32 known = TCA_FLOWER_KEY_FLAGS_IS_FRAGMENT |
+			  TCA_FLOWER_KEY_FLAGS_FRAG_IS_FIRST;
+	struct nlattr *val = tb[TCA_FLOWER_KEY_FLAGS];
+	struct nlattr *msk = tb[TCA_FLOWER_KEY_FLAGS_MASK];
+	u32 flags, flags_mask;
+
+	if (!val) {
+		if (!msk)
+			return 0;
+		NL_SET_ERR_MSG_ATTR(extack, msk, "Mask given without its key");
+		return -EINVAL;
+	}
+	if (!msk) {
+		NL_SET_ERR_MSG_ATTR(extack, val, "Missing flags mask");
+		return -EINVAL;
+	}
+
+	flags = be32_to_cpu(nla_get_be32(val));
+	flags_mask = be32_to_cpu(nla_get_be32(msk));
+	if ((flags | flags_mask) & ~known) {
+		NL_SET_ERR_MSG_ATTR(extack, flags & ~known ? val : msk,
+				    "Unsupported flower key flags: only frag and firstfrag");
+		return -EOPNOTSUPP;
+	}
+
+	key->control.flags = fl_ip_flags_to_dissector(flags);
+	mask->control.flags = fl_ip_flags_to_dissector(flags_mask);
+	return 0;
+}
+
+/* One label stack entry's fields; @depth counts from 1 (outermost) */
+static int fl_set_key_lse(struct nlattr *ttl, struct nlattr *bos,
+			  struct nlattr *tc, struct nlattr *label, u8 depth,
+			  struct fl_flow_key *key, struct fl_flow_key *mask,
+			  struct netlink_ext_ack *extack)
+{
+	struct flow_dissector_mpls_lse *lkey = &key->mpls.ls[depth - 1];
+	struct flow_dissector_mpls_lse *lmask = &mask->mpls.ls[depth - 1];
+
+	if (bos && nla_get_u8(bos) & ~MPLS_BOS_MASK) {
+		NL_SET_ERR_MSG_ATTR(extack, bos,
+				    "Bottom Of Stack (BOS) must be 0 or 1");
+		return -EINVAL;
+	}
+	if (tc && nla_get_u8(tc) & ~MPLS_TC_MASK) {
+		NL_SET_ERR_MSG_ATTR(extack, tc,
+				    "Traffic Class (TC) must be between 0 and 7");
+		return -EINVAL;
+	}
+	if (label && nla_get_u32(label) & ~MPLS_LABEL_MASK) {
+		NL_SET_ERR_MSG_ATTR(extack, label,
+				    "Label must be between 0 and 1048575");
+		return -EINVAL;
+	}
+
+	if (ttl) {
+		lkey->mpls_ttl = nla_get_u8(ttl);
+		lmask->mpls_ttl = MPLS_TTL_MASK;
+	}
+	if (bos) {
+		lkey->mpls_bos = nla_get_u8(bos);
+		lmask->mpls_bos = MPLS_BOS_MASK;
+	}
+	if (tc) {
+		lkey->mpls_tc = nla_get_u8(tc);
+		lmask->mpls_tc = MPLS_TC_MASK;
+	}
+	if (label) {
+		lkey->mpls_label = nla_get_u32(label);
+		lmask->mpls_label = MPLS_LABEL_MASK;
+	}
+	/* The packet must have an entry at this depth */
+	dissector_set_mpls_lse(&key->mpls, depth - 1);
+	dissector_set_mpls_lse(&mask->mpls, depth - 1);
+	return 0;
+}
+
+static int fl_set_key_mpls_opt(struct nlattr *lse, struct fl_flow_key *key,
+			       struct fl_flow_key *mask,
+			       struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[TCA_FLOWER_KEY_MPLS_OPT_LSE_MAX + 1];
+	struct nlattr *depth;
+	int err;
+
+	err = __nla_parse(tb, TCA_FLOWER_KEY_MPLS_OPT_LSE_MAX, nla_data(lse),
+			  nla_len(lse), fl_mpls_lse_policy, FL_NLA_VALIDATE,
+			  extack);
+	if (err)
+		return err;
+
+	depth = tb[TCA_FLOWER_KEY_MPLS_OPT_LSE_DEPTH];
+	if (!depth) {
+		NL_SET_ERR_MSG_ATTR(extack, lse, "Missing MPLS option \"depth\"");
+		return -EINVAL;
+	}
+	if (!nla_get_u8(depth) || nla_get_u8(depth) > FLOW_DIS_MPLS_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, depth,
+				    "MPLS depth must be between 1 and 7");
+		return -EINVAL;
+	}
+	if (mask->mpls.used_lses & BIT(nla_get_u8(depth) - 1)) {
+		NL_SET_ERR_MSG_ATTR(extack, depth,
+				    "MPLS depth given more than once");
+		return -EINVAL;
+	}
+
+	return fl_set_key_lse(tb[TCA_FLOWER_KEY_MPLS_OPT_LSE_TTL],
+			      tb[TCA_FLOWER_KEY_MPLS_OPT_LSE_BOS],
+			      tb[TCA_FLOWER_KEY_MPLS_OPT_LSE_TC],
+			      tb[TCA_FLOWER_KEY_MPLS_OPT_LSE_LABEL],
+			      nla_get_u8(depth), key, mask, extack);
+}
+
+/* Either the first entry's keys, or any entries' in the nested options */
+static int fl_set_key_mpls(struct nlattr **tb, struct fl_flow_key *key,
+			   struct fl_flow_key *mask,
+			   struct netlink_ext_ack *extack)
+{
+	static const int lse_attrs[] = {
+		TCA_FLOWER_KEY_MPLS_TTL, TCA_FLOWER_KEY_MPLS_BOS,
+		TCA_FLOWER_KEY_MPLS_TC, TCA_FLOWER_KEY_MPLS_LABEL,
+		TCA_FLOWER_KEY_MPLS_OPTS,
+	};
+	struct nlattr *opts = tb[TCA_FLOWER_KEY_MPLS_OPTS];
+	struct nlattr *lse;
+	int i, rem, err;
+
+	err = fl_check_need(tb, lse_attrs, ARRAY_SIZE(lse_attrs), key, mask,
+			    FL_NEED_MPLS, extack);
+	if (err)
+		return err;
+
+	if (!opts) {
+		for (i = 0; i < ARRAY_SIZE(lse_attrs) - 1; i++)
+			if (tb[lse_attrs[i]])
+				break;
+		if (i == ARRAY_SIZE(lse_attrs) - 1)
+			return 0;
+		return fl_set_key_lse(tb[TCA_FLOWER_KEY_MPLS_TTL],
+				      tb[TCA_FLOWER_KEY_MPLS_BOS],
+				      tb[TCA_FLOWER_KEY_MPLS_TC],
+				      tb[TCA_FLOWER_KEY_MPLS_LABEL], 1,
+				      key, mask, extack);
+	}
+
+	for (i = 0; i < ARRAY_SIZE(lse_attrs) - 1; i++) {
+		if (tb[lse_attrs[i]]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[lse_attrs[i]],
+					    "MPLS label, Traffic Class, Bottom Of Stack and Time To Live must be encapsulated in the MPLS options attribute");
+			return -EBADMSG;
 		}
-		key->basic.n_proto = nla_get_be16(ethtype);
-		mask->basic.n_proto = htons(0xffff);
+	}
+
+	nla_for_each_nested(lse, opts, rem) {
+		if (nla_type(lse) != TCA_FLOWER_KEY_MPLS_OPTS_LSE) {
+			NL_SET_ERR_MSG_ATTR(extack, lse,
+					    "Only LSE options are allowed in MPLS options");
+			return -EINVAL;
+		}
+		err = fl_set_key_mpls_opt(lse, key, mask, extack);
+		if (err)
+			return err;
+	}
+	if (rem || !mask->mpls.used_lses) {
+		NL_SET_ERR_MSG_ATTR(extack, opts, "Malformed or empty MPLS options");
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -669,18 +1150,46 @@ static int fl_set_key_val(struct nlattr **tb, const struct fl_key_desc *desc,
 	return 0;
 }
 
-static int fl_set_key(struct net *net, struct nlattr **tb,
+/*
+ * An address key also asks that the dissector saw an address of that
+ * family: a truncated header leaves the addresses zero, and zero must not
+ * match a filter's 0.0.0.0.
+ */
+static void fl_set_key_addr_type(struct fl_flow_key *key,
+				 struct fl_flow_key *mask, struct nlattr **tb)
+{
+	if (tb[TCA_FLOWER_KEY_IPV4_SRC] || tb[TCA_FLOWER_KEY_IPV4_DST])
+		key->control.addr_type = FLOW_DISSECTOR_KEY_IPV4_ADDRS;
+	else if (tb[TCA_FLOWER_KEY_IPV6_SRC] || tb[TCA_FLOWER_KEY_IPV6_DST])
+		key->control.addr_type = FLOW_DISSECTOR_KEY_IPV6_ADDRS;
+	else
+		return;
+	mask->control.addr_type = ~0;
+}
+
+/* The dissector reports 12 bits of TCP flags: others can never match */
+static int fl_check_tcp_flags(struct nlattr **tb,
+			      const struct fl_flow_key *mask,
+			      struct netlink_ext_ack *extack)
+{
+	if (!(mask->tcp.flags & ~htons(0x0fff)))
+		return 0;
+	NL_SET_ERR_MSG_ATTR(extack, tb[TCA_FLOWER_KEY_TCP_FLAGS_MASK] ?:
+				    tb[TCA_FLOWER_KEY_TCP_FLAGS],
+			    "TCP flags mask has bits above 0xfff, which no packet sets");
+	return -EINVAL;
+}
+
+static int fl_set_key(struct net *net, struct nlattr **tb, __be16 protocol,
 		      struct fl_flow_key *key, struct fl_flow_key *mask,
 		      struct netlink_ext_ack *extack)
 {
 	int i, err;
 
-	err = fl_set_key_indev(net, tb, key, mask, extack);
-	if (err)
-		return err;
-
-	fl_set_key_eth_type(tb, key, mask);
-	err = fl_set_key_vlan(tb, key, mask, extack);
+	err = fl_set_key_indev(net, tb, key, mask, extack) ?:
+	      fl_set_key_eth_type(tb, protocol, key, mask, extack) ?:
+	      fl_set_key_ip_flags(tb, key, mask, extack) ?:
+	      fl_set_key_mpls(tb, key, mask, extack);
 	if (err)
 		return err;
 
@@ -689,7 +1198,8 @@ static int fl_set_key(struct net *net, struct nlattr **tb,
 		if (err)
 			return err;
 	}
-	return 0;
+	fl_set_key_addr_type(key, mask, tb);
+	return fl_check_tcp_flags(tb, mask, extack);
 }
 
 /* Parses everything but the handle; nothing is visible to classify yet */
@@ -716,7 +1226,7 @@ static struct cls_fl_filter *fl_filter_create(struct net *net,
 	if (err)
 		goto err_discard;
 
-	err = fl_set_key(net, tb, &f->key, &mask->key, extack);
+	err = fl_set_key(net, tb, tp->protocol, &f->key, &mask->key, extack);
 	if (err)
 		goto err_discard;
 
@@ -754,19 +1264,36 @@ static void fl_mask_update_range(struct fl_flow_mask *mask)
 	mask->range.end = roundup(last + 1, sizeof(long));
 }
 
+static bool fl_dissector_key_used(const struct fl_flow_mask *mask,
+				  const struct fl_dissector_key *dk)
+{
+	switch (dk->id) {
+	case FLOW_DISSECTOR_KEY_CONTROL:
+	case FLOW_DISSECTOR_KEY_BASIC:
+		return true;	/* the dissector itself needs them */
+	case FLOW_DISSECTOR_KEY_IPV4_ADDRS:
+	case FLOW_DISSECTOR_KEY_IPV6_ADDRS:
+		/* Even with an all-zero address mask, addr_type must say
+		 * whether the packet had an address of the family.
+		 */
+		if (mask->key.control.addr_type)
+			return true;
+		break;
+	default:
+		break;
+	}
+	return memchr_inv((const u8 *)&mask->key + dk->offset, 0, dk->len);
+}
+
 static void fl_init_dissector(struct fl_flow_mask *mask)
 {
 	struct flow_dissector_key keys[ARRAY_SIZE(fl_dissector_keys)];
-	const u8 *bytes = (const u8 *)&mask->key;
 	unsigned int i, cnt = 0;
 
 	for (i = 0; i < ARRAY_SIZE(fl_dissector_keys); i++) {
 		const struct fl_dissector_key *dk = &fl_dissector_keys[i];
 
-		/* The dissector itself needs the control and basic keys */
-		if (dk->id != FLOW_DISSECTOR_KEY_CONTROL &&
-		    dk->id != FLOW_DISSECTOR_KEY_BASIC &&
-		    !memchr_inv(bytes + dk->offset, 0, dk->len))
+		if (!fl_dissector_key_used(mask, dk))
 			continue;
 		keys[cnt].key_id = dk->id;
 		keys[cnt].offset = dk->offset;
@@ -775,10 +1302,10 @@ static void fl_init_dissector(struct fl_flow_mask *mask)
 	skb_flow_dissector_init(&mask->dissector, keys, cnt);
 }
 
-/* Make @mask the instance's: the hashtable keys on the masked range.  The
- * caller publishes head->mask once the first filter is in the table.
+/* Readies @mask and its table; the caller publishes it in head->mask
+ * once the first filter is in the table.
  */
-static int fl_mask_install(struct cls_fl_head *head, struct fl_flow_mask *mask)
+static int fl_mask_init(struct fl_flow_mask *mask)
 {
 	fl_mask_update_range(mask);
 	fl_init_dissector(mask);
@@ -789,19 +1316,47 @@ static int fl_mask_install(struct cls_fl_head *head, struct fl_flow_mask *mask)
 		.key_len = fl_mask_range(mask),
 		.automatic_shrinking = true,
 	};
-	return rhashtable_init(&head->ht, &mask->ht_params);
+	return rhashtable_init(&mask->ht, &mask->ht_params);
 }
 
+static bool fl_member_differs(const struct fl_flow_key *a,
+			      const struct fl_flow_key *b, u16 offset, u16 len)
+{
+	return memcmp((const u8 *)a + offset, (const u8 *)b + offset, len);
+}
+
+/* The error users of a one-mask-per-prio flower meet first: say which
+ * key's mask differs, and point at its attribute.
+ */
 static int fl_mask_check(const struct fl_flow_mask *cur,
-			 const struct fl_flow_mask *mask,
+			 const struct fl_flow_mask *mask, struct nlattr **tb,
 			 struct netlink_ext_ack *extack)
 {
-	if (memcmp(&cur->key, &mask->key, sizeof(cur->key))) {
-		NL_SET_ERR_MSG(extack,
-			       "Mask differs from the mask of this flower instance: one mask per prio");
-		return -EINVAL;
+	const struct fl_flow_key *a = &cur->key, *b = &mask->key;
+	int i;
+
+	if (!memcmp(a, b, sizeof(*a)))
+		return 0;
+
+	for (i = 0; i < ARRAY_SIZE(fl_keys); i++) {
+		const struct fl_key_desc *k = &fl_keys[i];
+
+		if (fl_member_differs(a, b, k->offset, k->len)) {
+			fl_set_err(extack, tb[k->mask_type] ?: tb[k->type],
+				   k->mismatch);
+			return -EINVAL;
+		}
 	}
-	return 0;
+	for (i = 0; i < ARRAY_SIZE(fl_fields); i++) {
+		const struct fl_field_desc *fd = &fl_fields[i];
+
+		if (fl_member_differs(a, b, fd->offset, fd->len)) {
+			fl_set_err(extack, tb[fd->type], fd->mismatch);
+			return -EINVAL;
+		}
+	}
+	NL_SET_ERR_MSG(extack, "Mask differs from this prio's mask");
+	return -EINVAL;
 }
 
 static int fl_handle_assign(struct cls_fl_head *head,
@@ -828,9 +1383,8 @@ static int fl_handle_assign(struct cls_fl_head *head,
 	return 0;
 }
 
-static int fl_ht_insert(struct cls_fl_head *head,
-			const struct fl_flow_mask *mask,
-			struct cls_fl_filter *fold, struct cls_fl_filter *fnew,
+static int fl_ht_insert(struct fl_flow_mask *mask, struct cls_fl_filter *fold,
+			struct cls_fl_filter *fnew,
 			struct netlink_ext_ack *extack)
 {
 	int err;
@@ -839,10 +1393,10 @@ static int fl_ht_insert(struct cls_fl_head *head,
 	if (fold && !memcmp(fl_key_start(&fold->mkey, mask),
 			    fl_key_start(&fnew->mkey, mask),
 			    fl_mask_range(mask)))
-		return rhashtable_replace_fast(&head->ht, &fold->ht_node,
+		return rhashtable_replace_fast(&mask->ht, &fold->ht_node,
 					       &fnew->ht_node, mask->ht_params);
 
-	err = rhashtable_lookup_insert_fast(&head->ht, &fnew->ht_node,
+	err = rhashtable_lookup_insert_fast(&mask->ht, &fnew->ht_node,
 					    mask->ht_params);
 	if (err == -EEXIST)
 		NL_SET_ERR_MSG(extack,
@@ -851,7 +1405,7 @@ static int fl_ht_insert(struct cls_fl_head *head,
 		return err;
 
 	if (fold)
-		rhashtable_remove_fast(&head->ht, &fold->ht_node,
+		rhashtable_remove_fast(&mask->ht, &fold->ht_node,
 				       mask->ht_params);
 	return 0;
 }
@@ -884,8 +1438,7 @@ static int fl_change_filter(struct net *net, struct tcf_proto *tp,
 		goto err_mask;
 	}
 
-	err = cur ? fl_mask_check(cur, mask, extack) :
-		    fl_mask_install(head, mask);
+	err = cur ? fl_mask_check(cur, mask, tb, extack) : fl_mask_init(mask);
 	if (err)
 		goto err_filter;
 	fl_set_masked_key(&fnew->mkey, &fnew->key, cur ?: mask);
@@ -897,7 +1450,7 @@ static int fl_change_filter(struct net *net, struct tcf_proto *tp,
 	if (fnew->res.classid)
 		tcf_bind_filter(tp, &fnew->res, base);
 
-	err = fl_ht_insert(head, cur ?: mask, fold, fnew, extack);
+	err = fl_ht_insert(cur ?: mask, fold, fnew, extack);
 	if (err)
 		goto err_handle;
 
@@ -907,7 +1460,7 @@ static int fl_change_filter(struct net *net, struct tcf_proto *tp,
 	}
 	if (cur)
 		kfree(mask);
-	else
+	else	/* orders the table's initialisation before the pointer */
 		rcu_assign_pointer(head->mask, mask);
 
 	*arg = fnew;
@@ -919,7 +1472,7 @@ err_handle:
 		idr_remove(&head->handle_idr, fnew->handle);
 err_ht:
 	if (!cur)
-		rhashtable_destroy(&head->ht);
+		rhashtable_destroy(&mask->ht);
 err_filter:
 	fl_filter_discard(fnew);
 err_mask:
@@ -955,26 +1508,34 @@ static int fl_delete(struct tcf_proto *tp, void *arg, bool *last,
 	struct fl_flow_mask *mask = rtnl_dereference(head->mask);
 	struct cls_fl_filter *f = arg;
 
-	rhashtable_remove_fast(&head->ht, &f->ht_node, mask->ht_params);
+	rhashtable_remove_fast(&mask->ht, &f->ht_node, mask->ht_params);
 	idr_remove(&head->handle_idr, f->handle);
 	fl_filter_release(tp, f);
 
 	*last = idr_is_empty(&head->handle_idr);
+	if (*last) {
+		/* The instance usually goes next; if it stays (the delete
+		 * notification failed), its next filter sets a new mask.
+		 */
+		RCU_INIT_POINTER(head->mask, NULL);
+		tcf_queue_work(&mask->rwork, fl_mask_free_work);
+	}
 	return 0;
 }
 
 /* Walks in handle order; arg->cookie is the handle to resume from, so a
- * dump of many filters spread over many messages stays linear.
+ * dump of many filters spread over many messages stays linear.  The
+ * iterator stops when the handle wraps, which it does after handle
+ * 0xffffffff where a long has 32 bits.
  */
 static void fl_walk(struct tcf_proto *tp, struct tcf_walker *arg,
 		    bool rtnl_held)
 {
 	struct cls_fl_head *head = rtnl_dereference(tp->root);
-	unsigned long handle = arg->cookie;
+	unsigned long handle = arg->cookie, tmp;
 	struct cls_fl_filter *f;
 
-	for (f = idr_get_next_ul(&head->handle_idr, &handle); f;
-	     handle++, f = idr_get_next_ul(&head->handle_idr, &handle)) {
+	idr_for_each_entry_continue_ul(&head->handle_idr, f, tmp, handle) {
 		if (arg->fn(tp, f, arg) < 0) {
 			arg->stop = 1;
 			break;
@@ -1008,29 +1569,149 @@ static int fl_dump_key_val(struct sk_buff *skb,
 	return 0;
 }
 
+static int fl_dump_key_tag(struct sk_buff *skb, int vid_type, int prio_type,
+			   const struct flow_dissector_key_vlan *key,
+			   const struct flow_dissector_key_vlan *mask)
+{
+	if (mask->vlan_id && nla_put_u16(skb, vid_type, key->vlan_id))
+		return -EMSGSIZE;
+	if (mask->vlan_priority &&
+	    nla_put_u8(skb, prio_type, key->vlan_priority))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int fl_dump_key_vlans(struct sk_buff *skb,
+			     const struct fl_flow_key *key,
+			     const struct fl_flow_key *mask)
+{
+	if (nla_put_be16(skb, TCA_FLOWER_KEY_ETH_TYPE, key->vlan.vlan_tpid) ||
+	    fl_dump_key_tag(skb, TCA_FLOWER_KEY_VLAN_ID,
+			    TCA_FLOWER_KEY_VLAN_PRIO, &key->vlan, &mask->vlan))
+		return -EMSGSIZE;
+	if (mask->vlan.vlan_eth_type &&
+	    nla_put_be16(skb, TCA_FLOWER_KEY_VLAN_ETH_TYPE,
+			 key->vlan.vlan_eth_type))
+		return -EMSGSIZE;
+	if (!mask->cvlan.vlan_tpid)
+		return 0;
+
+	if (fl_dump_key_tag(skb, TCA_FLOWER_KEY_CVLAN_ID,
+			    TCA_FLOWER_KEY_CVLAN_PRIO, &key->cvlan,
+			    &mask->cvlan))
+		return -EMSGSIZE;
+	if (mask->cvlan.vlan_eth_type &&
+	    nla_put_be16(skb, TCA_FLOWER_KEY_CVLAN_ETH_TYPE,
+			 key->cvlan.vlan_eth_type))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int fl_dump_key_ppp(struct sk_buff *skb, const struct fl_flow_key *key,
+			   const struct fl_flow_key *mask)
+{
+	if (mask->pppoe.ppp_proto &&
+	    nla_put_be16(skb, TCA_FLOWER_KEY_PPP_PROTO, key->pppoe.ppp_proto))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* The protocol keys, as fl_set_key_eth_type() took them */
 static int fl_dump_key_eth_type(struct sk_buff *skb,
 				const struct fl_flow_key *key,
 				const struct fl_flow_key *mask)
 {
-	if (!mask->vlan.vlan_tpid) {
-		if (mask->basic.n_proto &&
-		    nla_put_be16(skb, TCA_FLOWER_KEY_ETH_TYPE,
-				 key->basic.n_proto))
-			return -EMSGSIZE;
-		return 0;
-	}
+	if (mask->vlan.vlan_tpid)
+		return fl_dump_key_vlans(skb, key, mask) ?:
+		       fl_dump_key_ppp(skb, key, mask);
 
-	if (nla_put_be16(skb, TCA_FLOWER_KEY_ETH_TYPE, key->vlan.vlan_tpid) ||
-	    (mask->vlan.vlan_id &&
-	     nla_put_u16(skb, TCA_FLOWER_KEY_VLAN_ID, key->vlan.vlan_id)) ||
-	    (mask->vlan.vlan_priority &&
-	     nla_put_u8(skb, TCA_FLOWER_KEY_VLAN_PRIO,
-			key->vlan.vlan_priority)) ||
-	    (mask->basic.n_proto &&
-	     nla_put_be16(skb, TCA_FLOWER_KEY_VLAN_ETH_TYPE,
-			  key->basic.n_proto)))
+	if (mask->pppoe.type)
+		return nla_put_be16(skb, TCA_FLOWER_KEY_ETH_TYPE,
+				    key->pppoe.type) ?:
+		       fl_dump_key_ppp(skb, key, mask);
+
+	if (mask->basic.n_proto &&
+	    nla_put_be16(skb, TCA_FLOWER_KEY_ETH_TYPE, key->basic.n_proto))
 		return -EMSGSIZE;
 	return 0;
+}
+
+static int fl_dump_key_ip_flags(struct sk_buff *skb,
+				const struct fl_flow_key *key,
+				const struct fl_flow_key *mask)
+{
+	if (!mask->control.flags)
+		return 0;
+	if (nla_put_be32(skb, TCA_FLOWER_KEY_FLAGS,
+			 cpu_to_be32(fl_ip_flags_to_uapi(key->control.flags))) ||
+	    nla_put_be32(skb, TCA_FLOWER_KEY_FLAGS_MASK,
+			 cpu_to_be32(fl_ip_flags_to_uapi(mask->control.flags))))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int fl_dump_key_lse(struct sk_buff *skb, const int *types,
+			   const struct flow_dissector_mpls_lse *key,
+			   const struct flow_dissector_mpls_lse *mask)
+{
+	if (mask->mpls_ttl && nla_put_u8(skb, types[0], key->mpls_ttl))
+		return -EMSGSIZE;
+	if (mask->mpls_bos && nla_put_u8(skb, types[1], key->mpls_bos))
+		return -EMSGSIZE;
+	if (mask->mpls_tc && nla_put_u8(skb, types[2], key->mpls_tc))
+		return -EMSGSIZE;
+	if (mask->mpls_label && nla_put_u32(skb, types[3], key->mpls_label))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int fl_dump_key_mpls_opts(struct sk_buff *skb,
+				 const struct fl_flow_key *key,
+				 const struct fl_flow_key *mask)
+{
+	static const int types[] = {
+		TCA_FLOWER_KEY_MPLS_OPT_LSE_TTL, TCA_FLOWER_KEY_MPLS_OPT_LSE_BOS,
+		TCA_FLOWER_KEY_MPLS_OPT_LSE_TC, TCA_FLOWER_KEY_MPLS_OPT_LSE_LABEL,
+	};
+	struct nlattr *opts, *lse;
+	int i;
+
+	opts = nla_nest_start(skb, TCA_FLOWER_KEY_MPLS_OPTS);
+	if (!opts)
+		return -EMSGSIZE;
+	for (i = 0; i < FLOW_DIS_MPLS_MAX; i++) {
+		if (!(mask->mpls.used_lses & BIT(i)))
+			continue;
+		lse = nla_nest_start(skb, TCA_FLOWER_KEY_MPLS_OPTS_LSE);
+		if (!lse ||
+		    nla_put_u8(skb, TCA_FLOWER_KEY_MPLS_OPT_LSE_DEPTH, i + 1) ||
+		    fl_dump_key_lse(skb, types, &key->mpls.ls[i],
+				    &mask->mpls.ls[i]))
+			return -EMSGSIZE;
+		nla_nest_end(skb, lse);
+	}
+	nla_nest_end(skb, opts);
+	return 0;
+}
+
+/* The first entry's keys alone dump as tc's mpls_label ... attributes */
+static int fl_dump_key_mpls(struct sk_buff *skb,
+			    const struct fl_flow_key *key,
+			    const struct fl_flow_key *mask)
+{
+	static const int types[] = {
+		TCA_FLOWER_KEY_MPLS_TTL, TCA_FLOWER_KEY_MPLS_BOS,
+		TCA_FLOWER_KEY_MPLS_TC, TCA_FLOWER_KEY_MPLS_LABEL,
+	};
+	const struct flow_dissector_mpls_lse *first = &mask->mpls.ls[0];
+
+	if (!mask->mpls.used_lses)
+		return 0;
+	if (mask->mpls.used_lses != BIT(0) ||
+	    !(first->mpls_ttl || first->mpls_bos || first->mpls_tc ||
+	      first->mpls_label))
+		return fl_dump_key_mpls_opts(skb, key, mask);
+	return fl_dump_key_lse(skb, types, &key->mpls.ls[0], first);
 }
 
 static int fl_dump_key(struct sk_buff *skb, struct net *net,
@@ -1047,7 +1728,9 @@ static int fl_dump_key(struct sk_buff *skb, struct net *net,
 			return -EMSGSIZE;
 	}
 
-	if (fl_dump_key_eth_type(skb, key, mask))
+	if (fl_dump_key_eth_type(skb, key, mask) ||
+	    fl_dump_key_ip_flags(skb, key, mask) ||
+	    fl_dump_key_mpls(skb, key, mask))
 		return -EMSGSIZE;
 
 	for (i = 0; i < ARRAY_SIZE(fl_keys); i++)
@@ -1083,6 +1766,7 @@ static int fl_dump(struct net *net, struct tcf_proto *tp, void *fh,
 	    nla_put_u32(skb, TCA_FLOWER_CLASSID, f->res.classid))
 		goto nla_put_failure;
 
+	/* A filter exists only while there is a mask */
 	if (fl_dump_key(skb, net, &f->key, &rtnl_dereference(head->mask)->key) ||
 	    fl_dump_flags(skb, f) || tcf_exts_dump(skb, &f->exts))
 		goto nla_put_failure;
@@ -1149,22 +1833,8 @@ static struct tcf_proto_ops cls_fl_ops __read_mostly = {
 	.owner		= THIS_MODULE,
 };
 
-static void __init fl_init_attr_len(void)
-{
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(fl_keys); i++) {
-		fl_attr_len[fl_keys[i].type] = fl_keys[i].len;
-		if (fl_keys[i].mask_type)
-			fl_attr_len[fl_keys[i].mask_type] = fl_keys[i].len;
-	}
-	for (i = 0; i < ARRAY_SIZE(fl_other_attrs); i++)
-		fl_attr_len[fl_other_attrs[i].type] = fl_other_attrs[i].len;
-}
-
 static int __init cls_fl_init(void)
 {
-	fl_init_attr_len();
 	return register_tcf_proto_ops(&cls_fl_ops);
 }
 

@@ -1,0 +1,557 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Compare the verdict matrices of ours and stock, classify divergences.
+
+Every divergence ends in exactly one class:
+  (a) ours-bug     a bug in our flower (none is declared here: a rule is
+                   added when the lead confirms one; until then it shows
+                   as unexplained, which fails the run)
+  (b) stock-bug    a documented bug of the 6.1 tree's flower
+  (c) by-design    a declared difference (DESIGN table below)
+A divergence no rule explains is "unexplained" and fails the run.
+
+Two passes (difftest/difftest.mk):
+  1. --shrink-out FILE: write candidate reductions (key subsets x packet
+     simplifications) of up to a few divergences per class to FILE, a
+     cases file the runner takes (empty if no divergence).
+  2. --final [--shrink FILE]: pick, for each shrunk divergence, the
+     smallest filter and frame that still diverge the same way, print
+     every divergence with its class and the reproducers as tdc cases,
+     write --doc, exit 1 if anything is unexplained.  Last line:
+     "N passed, N failed" (N = compared verdicts / unexplained ones).
+"""
+import argparse
+import hashlib
+import json
+import os
+import random
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen as G             # noqa: E402
+import keys as K            # noqa: E402
+import packets as P         # noqa: E402
+
+# Declared differences: class (c), by design.  key -> (title, reason).
+DESIGN = {
+    'refused-unimplemented': (
+        'refused key (by design): not implemented by ours',
+        'Ours refuses an attribute it does not implement (EOPNOTSUPP, '
+        '"Unsupported flower attribute ..."), never ignores it: ignoring '
+        'a key would match more traffic than asked for.  Keys being added '
+        '(ip_flags, cvlan_*, num_of_vlans, mpls_*, pppoe_sid, ppp_proto, '
+        'l2tpv3_sid) leave this class as they land.'),
+    'refused-prerequisite': (
+        'refused key (by design): key without its protocol prerequisite',
+        'Ours refuses a key whose protocol / ip_proto prerequisite the '
+        'filter does not give ("Key requires ..."), e.g. dst_ip under '
+        'protocol all, tcp ports under ip_proto udp, ip_proto under arp. '
+        'Stock accepts such a filter and silently ignores the key (ports, '
+        'ip_proto, ip_tos/ttl outside IP) or keeps it (IPv4/IPv6 '
+        'addresses under protocol all), which is a rule that matches '
+        'more, or differently, than it reads.'),
+    'refused-range': (
+        'refused value (by design): out of range',
+        'Ours refuses a vlan_id above 4095 / vlan_prio above 7 (stock '
+        'silently masks the value, vlan_id & 0xfff, so the filter matches '
+        'another VLAN than the one written) and a tcp_flags mask with bits '
+        'above 0xfff ("TCP flags mask has bits above 0xfff, which no '
+        'packet sets"; stock accepts it, and never matches when the key '
+        'has such a bit).'),
+    'refused-flag-bits': (
+        'refused value (by design): unknown ip_flags bits',
+        'Ours refuses an ip_flags key or mask with bits other than frag '
+        'and firstfrag ("Unsupported flower key flags ..."); stock keeps '
+        'the known bits and silently drops the others, so the filter '
+        'matches more than written.'),
+    'refused-stacked-vlan': (
+        'refused key (by design): stacked VLAN ethertype',
+        'Ours (before cvlan support) refuses vlan_ethtype 802.1q/802.1ad '
+        '(a second tag), which stock turns into a cvlan match.'),
+}
+STOCK_BUGS = {
+    'stock-zero-mask-addr': (
+        'stock 6.1: an all-zero address mask never matches',
+        'With dst_ip 0.0.0.0/0 (or any IPv4/IPv6 src/dst whose mask is all '
+        'zero, and no other address key of that family with a non-zero '
+        'mask) stock masks control.addr_type but its dissector skips the '
+        'zero-mask address key, so addr_type stays 0 and the filter never '
+        'matches; ours matches every packet the rest of the filter '
+        'matches.  Recognised by the twin filter (the same filter without '
+        'the zero-mask key), which stock matches on the same frame.'),
+}
+# Bugs in ours the oracle found and that are still open (none).  Fixed:
+# vlan_ethtype/cvlan_ethtype ppp_ses was not a PPPoE match (ours keyed on
+# n_proto 0x8864, which the dissector replaces by the PPP payload's
+# protocol); regression case in tc-tests/filters/flower/regressions.json.
+OURS_BUGS = {}
+PREREQ_MSGS = ('Key requires',)
+UNIMPL_MSGS = ('Unsupported flower attribute',)
+RANGE_MSGS = ('VLAN id must be below', 'VLAN priority must be below',
+              'TCP flags mask has bits above 0xfff')
+STACKED_MSGS = ('Stacked VLAN tags are not supported',)
+FLAGBITS_MSGS = ('Unsupported flower key flags',)
+
+
+def load(path):
+    with open(path) as fp:
+        return json.load(fp)
+
+
+def refusal_class(f, o, s):
+    """Class of a filter one kernel refuses and the other accepts."""
+    if o['err'] and not s['err']:
+        m = o['msg']
+        if m.startswith(UNIMPL_MSGS):
+            return 'refused-unimplemented'
+        if m.startswith(PREREQ_MSGS):
+            # by design only if some key really lacks its prerequisite
+            # (the generator's model of how stock reads the filter)
+            if any(not G.need_met(f, K.KEY[k[0]]['need']) for k in f['keys']) \
+                    or (f['ip_proto'] is not None and not G.need_met(f, 'ip')):
+                return 'refused-prerequisite'
+            return None
+        if m.startswith(RANGE_MSGS):
+            return 'refused-range'
+        if m.startswith(STACKED_MSGS):
+            return 'refused-stacked-vlan'
+        if m.startswith(FLAGBITS_MSGS):
+            return 'refused-flag-bits'
+    return None
+
+
+def pair_class(bi, fi, pj, filters, ov, sv):
+    """Class of a (filter, frame) pair whose verdicts differ, or None."""
+    f = filters[fi]
+    o, s = ov[fi], sv[fi]
+    zk = [k for k in f['keys'] if k[0] in K.ZERO_MASK_ADDR_KEYS and k[2] == 0]
+    if zk and o == 1 and s == 0:
+        twins = [ti for ti, t in enumerate(filters) if t.get('twin_of') == fi]
+        for ti in twins:
+            if ti in ov and ti in sv and ov[ti] == 1 and sv[ti] == 1:
+                return 'stock-zero-mask-addr'
+    return None
+
+
+def class_title(c):
+    if c in DESIGN:
+        return '(c) ' + DESIGN[c][0]
+    if c in STOCK_BUGS:
+        return '(b) ' + STOCK_BUGS[c][0]
+    if c in OURS_BUGS:
+        return '(a) ' + OURS_BUGS[c][0]
+    return 'UNEXPLAINED'
+
+
+def analyse(cases, ours, stock):
+    """-> (compared verdicts, [divergence dicts])"""
+    divs = []
+    compared = 0
+    for bi, (b, ob, sb) in enumerate(zip(cases['batches'], ours['batches'],
+                                         stock['batches'])):
+        filters, packets = b['filters'], b['packets']
+        if ob['reached'] != sb['reached']:
+            for j, (x, y) in enumerate(zip(ob['reached'], sb['reached'])):
+                if x != y:
+                    divs.append(dict(batch=bi, filter=None, packet=j,
+                                     cls=None, what='frame reached tc on one '
+                                     'kernel only (ours %s, stock %s)' % (x, y)))
+        sent = [i for i, x in enumerate(ob['sent']) if x and sb['sent'][i]]
+        for fi, f in enumerate(filters):
+            o, s = ob['filters'][fi], sb['filters'][fi]
+            if bool(o['err']) != bool(s['err']):
+                c = refusal_class(f, o, s)
+                divs.append(dict(batch=bi, filter=fi, packet=None, cls=c,
+                                 what='ours %s, stock %s' % (
+                                     'refuses (%d: %s)' % (o['err'], o['msg'])
+                                     if o['err'] else 'accepts',
+                                     'refuses (%d: %s)' % (s['err'], s['msg'])
+                                     if s['err'] else 'accepts')))
+                continue
+            if o['err']:
+                continue
+            compared += len(sent)
+            if o['bits'] == s['bits']:
+                continue
+            for j in sent:
+                if o['bits'][j] != s['bits'][j]:
+                    ov = {ti: int(ob['filters'][ti]['bits'][j])
+                          for ti in range(len(filters)) if ob['filters'][ti]['bits']}
+                    sv = {ti: int(sb['filters'][ti]['bits'][j])
+                          for ti in range(len(filters)) if sb['filters'][ti]['bits']}
+                    c = pair_class(bi, fi, j, filters, ov, sv)
+                    divs.append(dict(batch=bi, filter=fi, packet=j, cls=c,
+                                     ours=ov[fi], stock=sv[fi],
+                                     what='ours %s, stock %s' % (
+                                         'matches' if ov[fi] else 'misses',
+                                         'matches' if sv[fi] else 'misses')))
+    return compared, divs
+
+
+# --- shrinking --------------------------------------------------------------
+def simplify_variants(spec):
+    """(name, spec) of single simplifications of a frame."""
+    out = [('as is', spec)]
+
+    def v(name, fn):
+        t = P.clone(spec)
+        try:
+            if fn(t) is not False:
+                out.append((name, t))
+        except (KeyError, TypeError, AttributeError, IndexError):
+            pass
+    if spec.get('pad'):
+        v('no padding', lambda t: t.__setitem__('pad', 0))
+    if spec.get('trunc') is not None:
+        v('not truncated', lambda t: t.__setitem__('trunc', None))
+    if spec.get('ip'):
+        if spec['ip'].get('opts'):
+            v('no IPv4 options', lambda t: t['ip'].__setitem__('opts', ''))
+        if spec['ip'].get('ext'):
+            v('no IPv6 ext headers', lambda t: t['ip'].__setitem__('ext', []))
+        if spec['ip'].get('frag', 'none') != 'none':
+            v('not a fragment', lambda t: t['ip'].__setitem__('frag', 'none'))
+        v('tos/ttl defaults', lambda t: t['ip'].update(tos=0, ttl=64))
+    if spec.get('inner') is not None:
+        v('no inner packet', lambda t: t.__setitem__('inner', None))
+    if len(spec.get('tags', [])) > 1:
+        v('one tag less', lambda t: t['tags'].pop())
+    v('plain MACs', lambda t: t.update(dst=0x020000000001, src=0x020000000002))
+    return out
+
+
+def key_subsets(f):
+    keys = f['keys']
+    n = len(keys)
+    subs = []
+    for m in range(1 << n):
+        if n > 6 and bin(m).count('1') < n - 2 and m:
+            continue
+        subs.append([keys[i] for i in range(n) if m >> i & 1])
+    subs.sort(key=len)
+    return subs
+
+
+def pick_reps(divs, per_class=3, unexplained=12):
+    seen, reps = {}, []
+    for d in divs:
+        if d['filter'] is None:
+            continue
+        c = d['cls'] or 'UNEXPLAINED'
+        lim = unexplained if c == 'UNEXPLAINED' else per_class
+        key = (c, d['batch'], d['filter'])
+        if any(r[0] == key for r in reps):
+            continue
+        if seen.get(c, 0) >= lim:
+            continue
+        seen[c] = seen.get(c, 0) + 1
+        reps.append((key, d))
+    return [d for _, d in reps]
+
+
+def shrink_cases(cases, reps, seed):
+    """One cases file: per rep, filter key subsets x frame variants."""
+    batches, index = [], []
+    cur = dict(filters=[], packets=[])
+    for ri, d in enumerate(reps):
+        b = cases['batches'][d['batch']]
+        f = b['filters'][d['filter']]
+        subs = key_subsets(f)
+        pk = simplify_variants(b['packets'][d['packet']]['spec']) \
+            if d['packet'] is not None else []
+        if len(cur['filters']) + len(subs) > 300 and cur['filters']:
+            batches.append(cur)
+            cur = dict(filters=[], packets=[])
+        fidx, pidx = [], []
+        for sub in subs:
+            g = dict(f, keys=sub)
+            g.pop('twin_of', None)
+            g['attrs'] = G.encode_filter(g)
+            g['desc'] = G.describe(g)
+            fidx.append(len(cur['filters']))
+            cur['filters'].append(g)
+        for name, spec in pk:
+            b_ = P.build(spec)
+            pidx.append(len(cur['packets']))
+            cur['packets'].append(dict(owner=None, kind='shrink:' + name,
+                                       spec=spec, hex=b_[:1514].hex()))
+        index.append(dict(rep=ri, batch=len(batches), filters=fidx,
+                          packets=pidx))
+    if cur['filters']:
+        batches.append(cur)
+    if not cur['packets'] and batches:
+        # the runner needs at least one frame per batch
+        for bb in batches:
+            if not bb['packets']:
+                bb['packets'].append(dict(owner=None, kind='filler',
+                                          spec=None, hex=(b'\xff' * 14).hex()))
+    for bb in batches:
+        if not bb['packets']:
+            bb['packets'].append(dict(owner=None, kind='filler', spec=None,
+                                      hex=(b'\xff' * 14).hex()))
+    return dict(seed=seed, rx=cases['rx'], tx=cases['tx'], batches=batches,
+                reps=reps, index=index)
+
+
+def shrink_pick(sh, so, ss):
+    """For each rep, the smallest (filter, frame) still diverging alike."""
+    out = []
+    for ent in sh['index']:
+        d = sh['reps'][ent['rep']]
+        b = sh['batches'][ent['batch']]
+        ob, sb = so['batches'][ent['batch']], ss['batches'][ent['batch']]
+        best = None
+        for fi in ent['filters']:
+            o, s = ob['filters'][fi], sb['filters'][fi]
+            f = b['filters'][fi]
+            if d['packet'] is None:
+                if bool(o['err']) != bool(s['err']) and \
+                        refusal_class(f, o, s) == d['cls']:
+                    cand = (len(f['keys']), 0, fi, None)
+                    best = min(best, cand) if best else cand
+                continue
+            if o['err'] or s['err']:
+                continue
+            for pj in ent['packets']:
+                if o['bits'][pj] == str(d['ours']) and \
+                        s['bits'][pj] == str(d['stock']):
+                    cand = (len(f['keys']), len(b['packets'][pj]['hex']), fi, pj)
+                    best = min(best, cand) if best else cand
+        if best:
+            _, _, fi, pj = best
+            out.append(dict(d, min_filter=b['filters'][fi],
+                            min_packet=b['packets'][pj] if pj is not None else None,
+                            min_errs=(ob['filters'][fi], sb['filters'][fi])))
+        else:
+            out.append(dict(d, min_filter=None, min_packet=None))
+    return out
+
+
+# --- tdc output ---------------------------------------------------------------
+def flnl_cmd(f):
+    parts = ['$FLNL add --dev $DEV1 --parent ingress --prio 1 --handle 1',
+             '--protocol', '0x%04x' % K.PROTOS[f['proto']]]
+    for t, h in f['attrs']:
+        if t == K.A['INDEV'] and bytes.fromhex(h).rstrip(b'\0').decode() == G.RX_DEV:
+            parts.append('--attr indev=$DEV1')
+        else:
+            parts.append('--raw %s=%s' % (K.NAME[t], h))
+    parts.append('--action drop')   # counts like pass; flowernl maps ok->pass, which pyroute2 lacks
+    return ' '.join(parts)
+
+
+def tdc_case(r, seed):
+    f = r['min_filter'] or r['filter_obj']
+    p = r['min_packet'] if r['min_filter'] else r.get('packet_obj')
+    cls = r['cls'] or 'UNEXPLAINED'
+    h = hashlib.sha1(('%s|%s|%s' % (seed, f['desc'], p and p['hex'])).encode())
+    case = dict(
+        id=h.hexdigest()[:4],
+        name='difftest seed %s: %s: %s%s' % (
+            seed, class_title(cls), f['desc'],
+            (' vs frame %s' % p['kind']) if p else ''),
+        category=['filter', 'flower', 'difftest'] + (['packets', 'scapy'] if p else []),
+        plugins=dict(requires=['nsPlugin'] + (['scapyPlugin'] if p else [])),
+        setup=['$TC qdisc add dev $DEV1 ingress'],
+        cmdUnderTest=flnl_cmd(f),
+        teardown=['$TC qdisc del dev $DEV1 ingress'],
+    )
+    if p is None:
+        # the correct outcome: stock's for (a) and unexplained, else ours'
+        o, st = r.get('min_errs') or ({}, {})
+        want = st if cls in OURS_BUGS or cls == 'UNEXPLAINED' else o
+        case['expExitCode'] = str(want.get('err', 0))
+        case['verifyCmd'] = '$TC filter show dev $DEV1 ingress'
+        case['matchPattern'] = 'flower'
+        case['matchCount'] = '0' if want.get('err') else '1'
+    else:
+        # expected: the correct verdict: stock's for (a), ours' otherwise
+        want = r['stock'] if cls in OURS_BUGS or cls == 'UNEXPLAINED' else r['ours']
+        case['expExitCode'] = '0'
+        case['scapy'] = [dict(iface='$DEV0', count=1,
+                              packet="Ether(bytes.fromhex('%s'))" % p['hex'])]
+        case['verifyCmd'] = '$TC -s -j filter show dev $DEV1 ingress'
+        case['matchJSON'] = [{}, {'options': {'actions': [
+            {'stats': {'packets': want}}]}}]
+    return case
+
+
+def corpus_ids():
+    ids = set()
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'tc-tests')
+    for d, _, files in os.walk(root):
+        for fn in files:
+            if fn.endswith('.json'):
+                try:
+                    ids.update(c.get('id') for c in load(os.path.join(d, fn)))
+                except (ValueError, AttributeError, TypeError):
+                    pass
+    return ids
+
+
+def frame_summary(hexs):
+    try:
+        from scapy.all import Ether   # noqa: F401  (host only, once)
+        return Ether(bytes.fromhex(hexs)).summary()
+    except Exception:                   # noqa: BLE001
+        return '%d bytes' % (len(hexs) // 2)
+
+
+# --- report -------------------------------------------------------------------
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--cases', required=True)
+    ap.add_argument('--ours', required=True)
+    ap.add_argument('--stock', required=True)
+    ap.add_argument('--shrink-out')
+    ap.add_argument('--shrink')
+    ap.add_argument('--tdc-out')
+    ap.add_argument('--doc')
+    ap.add_argument('--wall', type=int)
+    ap.add_argument('--final', action='store_true')
+    a = ap.parse_args()
+    cases, ours, stock = load(a.cases), load(a.ours), load(a.stock)
+    compared, divs = analyse(cases, ours, stock)
+    seed = cases['seed']
+    if a.shrink_out:
+        reps = pick_reps(divs)
+        if reps:
+            doc = shrink_cases(cases, reps, seed)
+            with open(a.shrink_out, 'w') as fp:
+                json.dump(doc, fp)
+            print('difftest: %d divergences, %d to shrink' % (len(divs), len(reps)))
+        else:
+            open(a.shrink_out, 'w').close()
+        if not a.final:
+            return 0
+    shrunk = []
+    if a.shrink:
+        sh = load(a.shrink)
+        base = a.shrink[:-len('.json')]
+        shrunk = shrink_pick(sh, load(base + '-ours.json'), load(base + '-stock.json'))
+    now = {(d['batch'], d['filter'], d['packet']): d['cls'] for d in divs}
+    for r in shrunk:
+        r['cls'] = now.get((r['batch'], r['filter'], r['packet']), r['cls'])
+        b = cases['batches'][r['batch']]
+        r['filter_obj'] = b['filters'][r['filter']]
+        r['packet_obj'] = b['packets'][r['packet']] if r['packet'] is not None else None
+
+    # --- print every divergence with its class (grouped by filter) ---
+    by_class = {}
+    lines = []
+    groups = {}
+    for d in divs:
+        c = d['cls'] or 'UNEXPLAINED'
+        by_class[c] = by_class.get(c, 0) + 1
+        groups.setdefault((c, d['batch'], d['filter'], d['what']), []).append(d['packet'])
+    for (c, bi, fi, what), pkts in sorted(groups.items(), key=lambda x: (x[0][0], x[0][1], x[0][2] or 0)):
+        desc = cases['batches'][bi]['filters'][fi]['desc'] if fi is not None else '-'
+        pk = [p for p in pkts if p is not None]
+        lines.append('divergence [%s] batch %d filter %s: %s: %s%s' % (
+            class_title(c), bi, fi, desc, what,
+            (' on %d frame(s): %s' % (len(pk), ' '.join(
+                '%d(%s)' % (p, cases['batches'][bi]['packets'][p]['kind'])
+                for p in pk[:6]) + (' ...' if len(pk) > 6 else ''))) if pk else ''))
+    for ln in lines:
+        print(ln)
+    tdc = [tdc_case(r, seed) for r in shrunk]
+    # ids must stay unique over the corpus: rehash on a collision
+    used = corpus_ids()
+    for case in tdc:
+        while case['id'] in used:
+            case['id'] = hashlib.sha1(case['id'].encode()).hexdigest()[:4]
+        used.add(case['id'])
+    if a.tdc_out:
+        with open(a.tdc_out, 'w') as fp:
+            json.dump(tdc, fp, indent=4)
+    for r, case in zip(shrunk, tdc):
+        print('reproducer [%s] (shrunk from batch %d filter %d%s):' % (
+            class_title(r['cls'] or 'UNEXPLAINED'), r['batch'], r['filter'],
+            '' if r['packet'] is None else ' frame %d' % r['packet']))
+        print(json.dumps(case, indent=4))
+    unexplained = by_class.get('UNEXPLAINED', 0)
+    nv = {v: sum(len(b['packets']) * len(b['filters']) for b in cases['batches'])
+          for v in ('ours', 'stock')}
+    print('difftest: seed %s: %d filters, %d frames, %d (filter, frame) pairs '
+          'per kernel; %d verdicts compared (both kernels accepted the filter)'
+          % (seed, sum(len(b['filters']) for b in cases['batches']),
+             sum(len(b['packets']) for b in cases['batches']), nv['ours'], compared))
+    for v, doc in (('ours', ours), ('stock', stock)):
+        ts = sum(b['t_send'] for b in doc['batches'])
+        print('difftest: %s (%s): runner %.1f s, send+read %.1f s = %.3f s per '
+              '1,000 verdicts' % (v, doc['kernel'], doc['seconds'], ts,
+                                  1000 * doc['seconds'] / max(1, nv[v])))
+    print('difftest: divergences by class: ' + (', '.join(
+        '%s %d' % (class_title(c), n) for c, n in sorted(by_class.items())) or 'none'))
+    if a.doc:
+        write_doc(a.doc, cases, ours, stock, compared, nv, divs, by_class,
+                  lines, shrunk, tdc, a.wall)
+    print('%d passed, %d failed' % (compared - unexplained, unexplained))
+    return 1 if unexplained else 0
+
+
+def write_doc(path, cases, ours, stock, compared, nv, divs, by_class, lines,
+              shrunk, tdc, wall):
+    w = []
+    seed = cases['seed']
+    w.append('# Differential oracle: ours vs the 6.1 tree\'s flower\n')
+    w.append('Written by `make difftest` (difftest/difftest.mk, '
+             'difftest/README.md) from one run: seed %s, %s.\n'
+             % (seed, time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())))
+    w.append('## Run\n')
+    w.append('| | ours | stock |\n|---|---|---|')
+    w.append('| kernel | %s | %s (pristine cls_flower.ko) |' % (ours['kernel'], stock['kernel']))
+    w.append('| filters x frames (pairs) | %d | %d |' % (nv['ours'], nv['stock']))
+    w.append('| filters accepted | %d | %d |' % tuple(
+        sum(1 for b in d['batches'] for f in b['filters'] if not f['err'])
+        for d in (ours, stock)))
+    w.append('| runner seconds (in guest) | %.1f | %.1f |' % (ours['seconds'], stock['seconds']))
+    w.append('| seconds per 1,000 verdicts (runner) | %.3f | %.3f |' % (
+        1000 * ours['seconds'] / max(1, nv['ours']),
+        1000 * stock['seconds'] / max(1, nv['stock'])))
+    w.append('')
+    w.append('Verdicts compared (pairs whose filter both kernels accepted): '
+             '**%d**.  Whole `make difftest` wall time (generation, two '
+             'boots, shrinking, two more boots, report): %s s.\n'
+             % (compared, wall if wall is not None else '?'))
+    w.append('## Divergences by class\n')
+    w.append('| class | divergences |\n|---|---|')
+    for c, n in sorted(by_class.items()):
+        w.append('| %s | %d |' % (class_title(c), n))
+    if not by_class:
+        w.append('| none | 0 |')
+    w.append('\nA refused filter counts once; a (filter, frame) pair once.\n')
+    w.append('## Declared differences (by design)\n')
+    w.append('| class | reason |\n|---|---|')
+    for c, (t, why) in DESIGN.items():
+        w.append('| %s | %s |' % (t, why))
+    w.append('\n## Known stock bugs\n')
+    w.append('| bug | what |\n|---|---|')
+    for c, (t, why) in STOCK_BUGS.items():
+        w.append('| %s | %s |' % (t, why))
+    w.append('\n## Bugs in ours found by the oracle\n')
+    w.append('| bug | what |\n|---|---|')
+    for c, (t, why) in OURS_BUGS.items():
+        w.append('| %s | %s |' % (t, why))
+    w.append('\n## Every divergence, grouped by filter\n')
+    w.append('```')
+    w.extend(lines[:400])
+    if len(lines) > 400:
+        w.append('... %d more lines' % (len(lines) - 400))
+    w.append('```\n')
+    w.append('## Reproducers (shrunk, upstream tdc format)\n')
+    for r, case in zip(shrunk, tdc):
+        p = r['min_packet'] if r['min_filter'] else r.get('packet_obj')
+        w.append('### %s\n' % class_title(r['cls'] or 'UNEXPLAINED'))
+        w.append('Filter: `%s`' % (r['min_filter'] or r['filter_obj'])['desc'])
+        if p:
+            w.append('; frame: `%s` (%s)' % (frame_summary(p['hex']), p['kind']))
+        w.append('\n```json\n%s\n```\n' % json.dumps(case, indent=4))
+    with open(path, 'w') as fp:
+        fp.write('\n'.join(w) + '\n')
+
+
+if __name__ == '__main__':
+    sys.exit(main())

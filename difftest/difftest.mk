@@ -1,0 +1,118 @@
+# Differential oracle (difftest/README.md); included from the top Makefile,
+# which defines REPO, BUILD, PYTHON, OURS, PRISTINE, KERNEL_LOCK, JOBS.
+#
+#   make difftest          seeded (filter, packet) pairs on ours and on the
+#                          tree's stock cls_flower, one guest boot each;
+#                          divergences classified, shrunk, printed as tdc
+#                          cases; docs/difftest.md.  DT_SEED=N (default 1)
+#   make difftest-smoke    the same, bounded (>= 10,000 verdicts a kernel,
+#                          a few minutes), for the gate; no docs
+#   make stock-ext         the cheap stock variant: the pristine tree's
+#                          net/sched/cls_flower.c built as an external
+#                          module (kbuild M=) against build/obj/ours, put
+#                          in build/mod/stock, with ours' bzImage copied to
+#                          build/obj/stock (guest/run --variant stock).
+#                          A full `make kernel VARIANT=stock` build there
+#                          is left alone and used.
+
+DT_SEED        ?= 1
+DT_BATCHES     ?= 3
+DT_FILTERS     ?= 150
+DT_K           ?= 4
+DT_SMOKE_FILTERS ?= 60
+DT_OUT         := $(BUILD)/guest-out/difftest
+DT_DOC         := $(REPO)/docs/difftest.md
+DT_RUNNER      := $(REPO)/difftest/runner.py
+DT_TIMEOUT     ?= 1500
+STOCK_EXT      := $(BUILD)/ext/stock
+STOCK_OBJ      := $(BUILD)/obj/stock
+STOCK_MOD      := $(BUILD)/mod/stock
+OURS_OBJ       := $(BUILD)/obj/ours
+
+.PHONY: difftest difftest-smoke difftest-run stock-ext stock-ext-locked
+
+stock-ext:
+	@mkdir -p $(BUILD)
+	@flock -n $(KERNEL_LOCK) true || echo "stock-ext: waiting for a kernel build ($(KERNEL_LOCK))"
+	+@flock $(KERNEL_LOCK) $(MAKE) --no-print-directory stock-ext-locked
+
+# Up to date when the marker (md5 of the bzImage copied) is newer than
+# ours' bzImage and the pristine source; a full stock build (vmlinux in
+# build/obj/stock whose bzImage is not the one we copied) is used as it
+# is.  Nothing of a (partial) full build is deleted: `make kernel
+# VARIANT=stock` overwrites the copy and the mod dir when it runs.
+stock-ext-locked: tree-pristine
+	@set -e; \
+	if [ -e $(STOCK_OBJ)/vmlinux ] && [ -e $(STOCK_MOD) ] && { [ ! -e $(STOCK_OBJ)/.stock-ext ] || \
+	   [ "$$(md5sum < $(STOCK_OBJ)/arch/x86/boot/bzImage)" != "$$(cat $(STOCK_OBJ)/.stock-ext)" ]; }; then \
+		echo "  STOCK   full VARIANT=stock build in $(STOCK_OBJ): used as is"; exit 0; fi; \
+	[ -e $(OURS_OBJ)/arch/x86/boot/bzImage ] || { \
+		echo "stock-ext: build ours first (make kernel)"; exit 1; }; \
+	krel=$$(cat $(OURS_OBJ)/include/config/kernel.release); \
+	if [ -e $(STOCK_OBJ)/.stock-ext ] && \
+	   [ $(STOCK_OBJ)/.stock-ext -nt $(OURS_OBJ)/arch/x86/boot/bzImage ] && \
+	   [ $(STOCK_OBJ)/.stock-ext -nt $(PRISTINE)/net/sched/cls_flower.c ] && \
+	   [ -e $(STOCK_MOD)/lib/modules/$$krel/kernel/net/sched/cls_flower.ko ]; then \
+		echo "  STOCK   $(STOCK_MOD) up to date"; exit 0; fi; \
+	rm -rf $(STOCK_EXT); mkdir -p $(STOCK_EXT); \
+	cp $(PRISTINE)/net/sched/cls_flower.c $(STOCK_EXT)/; \
+	echo 'obj-m := cls_flower.o' > $(STOCK_EXT)/Kbuild; \
+	$(MAKE) -s -C $(OURS) O=$(OURS_OBJ) M=$(STOCK_EXT) -j$(JOBS) modules; \
+	rm -rf $(STOCK_MOD).new; \
+	d=$(STOCK_MOD).new/lib/modules/$$krel; mkdir -p $$d/kernel/net/sched; \
+	cp $(STOCK_EXT)/cls_flower.ko $$d/kernel/net/sched/; \
+	for f in modules.builtin modules.builtin.modinfo modules.order; do \
+		[ -e $(OURS_OBJ)/$$f ] && cp $(OURS_OBJ)/$$f $$d/ || true; done; \
+	depmod -b $(STOCK_MOD).new $$krel; \
+	rm -rf $(STOCK_MOD); mv $(STOCK_MOD).new $(STOCK_MOD); \
+	mkdir -p $(STOCK_OBJ)/arch/x86/boot $(STOCK_OBJ)/include/config; \
+	cp $(OURS_OBJ)/arch/x86/boot/bzImage $(STOCK_OBJ)/arch/x86/boot/bzImage; \
+	cp $(OURS_OBJ)/include/config/kernel.release $(STOCK_OBJ)/include/config/; \
+	md5sum < $(STOCK_OBJ)/arch/x86/boot/bzImage > $(STOCK_OBJ)/.stock-ext; \
+	echo "  STOCK   $$krel: pristine cls_flower.ko (M=) in $(STOCK_MOD), ours' bzImage in $(STOCK_OBJ)"
+
+# One run: DT_NAME, DT_SEED, DT_BATCHES, DT_FILTERS, DT_DOCARG.
+difftest-run:
+	@mkdir -p $(DT_OUT)
+	@start=$$(date +%s); \
+	$(PYTHON) $(REPO)/difftest/gen.py --seed $(DT_SEED) --batches $(DT_BATCHES) \
+		--filters $(DT_FILTERS) --out $(DT_OUT)/$(DT_NAME).json; \
+	for v in ours stock; do \
+		t0=$$(date +%s); \
+		$(REPO)/guest/run --variant $$v --timeout $(DT_TIMEOUT) -- \
+			$(PYTHON) $(DT_RUNNER) --rounds-k $(DT_K) $(DT_OUT)/$(DT_NAME).json \
+			$(DT_OUT)/$(DT_NAME)-$$v.json || { echo "difftest: $$v guest failed"; \
+			echo "0 passed, 1 failed"; exit 1; }; \
+		echo "difftest: $$v: $$(( $$(date +%s) - t0 )) s wall (boot included)"; \
+		echo "$$v=$$(( $$(date +%s) - t0 ))" >$(DT_OUT)/$(DT_NAME)-$$v.wall; \
+	done; \
+	$(PYTHON) $(REPO)/difftest/compare.py --cases $(DT_OUT)/$(DT_NAME).json \
+		--ours $(DT_OUT)/$(DT_NAME)-ours.json --stock $(DT_OUT)/$(DT_NAME)-stock.json \
+		--shrink-out $(DT_OUT)/$(DT_NAME)-shrink.json; \
+	shrink=; \
+	if [ -s $(DT_OUT)/$(DT_NAME)-shrink.json ]; then \
+		for v in ours stock; do \
+			$(REPO)/guest/run --variant $$v --timeout $(DT_TIMEOUT) -- \
+				$(PYTHON) $(DT_RUNNER) --rounds-k $(DT_K) $(DT_OUT)/$(DT_NAME)-shrink.json \
+				$(DT_OUT)/$(DT_NAME)-shrink-$$v.json || { echo "difftest: $$v shrink guest failed"; \
+				echo "0 passed, 1 failed"; exit 1; }; \
+		done; \
+		shrink="--shrink $(DT_OUT)/$(DT_NAME)-shrink.json"; \
+	fi; \
+	$(PYTHON) $(REPO)/difftest/compare.py --cases $(DT_OUT)/$(DT_NAME).json \
+		--ours $(DT_OUT)/$(DT_NAME)-ours.json --stock $(DT_OUT)/$(DT_NAME)-stock.json \
+		$$shrink --tdc-out $(DT_OUT)/$(DT_NAME)-tdc.json \
+		--wall $$(( $$(date +%s) - start )) $(DT_DOCARG) --final
+
+difftest:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory guest
+	@$(MAKE) --no-print-directory stock-ext
+	@$(MAKE) --no-print-directory difftest-run DT_NAME=seed$(DT_SEED) \
+		DT_DOCARG="--doc $(DT_DOC)"
+
+difftest-smoke:
+	@$(MAKE) --no-print-directory guest
+	@$(MAKE) --no-print-directory stock-ext
+	@$(MAKE) --no-print-directory difftest-run DT_NAME=smoke$(DT_SEED) \
+		DT_BATCHES=1 DT_FILTERS=$(DT_SMOKE_FILTERS) DT_DOCARG=

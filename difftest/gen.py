@@ -1,0 +1,595 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Seeded generator of (filter, packet) batches for the differential oracle.
+
+A filter is a protocol shape (tc protocol, vlan_ethtype, cvlan_ethtype,
+ip_proto) plus a random set of keys from difftest/keys.py with random
+values and masks (absent, full, zero, prefix, non-prefix, single bit).
+For each filter: one frame that matches it exactly, near misses that
+differ in one key bit or in the protocol, and adversarial mutations of the
+matching frame (truncated at a layer, fragments, IPv4 options, IPv6
+extension headers, VLAN stacks, PPPoE, MPLS, GRE/IPIP/VXLAN, ICMP errors,
+padding, zero/broadcast addresses); plus standalone adversarial frames.
+Every filter of a batch sees every frame of the batch (one prio per
+filter, action continue), so a batch yields filters x frames verdicts.
+
+Output (JSON): {"seed", "batches": [{"filters": [...], "packets": [...]}]}
+where a filter carries its tc-like description and its pre-encoded
+TCA_OPTIONS attributes, and a packet its spec and frame bytes (hex).
+"""
+import argparse
+import json
+import os
+import random
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import keys as K            # noqa: E402
+import packets as P         # noqa: E402
+
+RX_DEV = 'dtr'   # the veth end whose ingress holds the filters
+TX_DEV = 'dtx'   # its peer, where frames are sent
+
+PROTO_WEIGHTS = [('ip', 22), ('ipv6', 16), ('arp', 7), ('rarp', 3),
+                 ('802.1q', 12), ('802.1ad', 7), ('all', 12),
+                 ('ppp_ses', 4), ('mpls_uc', 4), ('mpls_mc', 2),
+                 ('lldp', 1), ('0x9000', 1)]
+VLAN_INNER = [(None, 3), ('ip', 5), ('ipv6', 3), ('arp', 2),
+              ('802.1q', 2), ('802.1ad', 2), ('mpls_uc', 1), ('ppp_ses', 1),
+              ('0x9000', 1)]
+CVLAN_INNER = [(None, 2), ('ip', 3), ('ipv6', 2), ('arp', 1)]
+IP_PROTOS = [(None, 4), (6, 5), (17, 5), (132, 2), ('icmp', 3),
+             (115, 1), (47, 1), (4, 1), (41, 1), (2, 1)]
+
+
+def wchoice(rng, items):
+    tot = sum(w for _, w in items)
+    x = rng.uniform(0, tot)
+    for v, w in items:
+        x -= w
+        if x <= 0:
+            return v
+    return items[-1][0]
+
+
+def num_of_vlans(f):
+    for name, v, _ in f['keys']:
+        if name == 'num_of_vlans':
+            return v
+    return 0
+
+
+def shape(f):
+    """(outer is a VLAN tag, inner is a VLAN tag, effective n_proto) as
+    stock reads the filter: num_of_vlans > 0 makes the eth_type a TPID
+    whatever it is, > 1 makes vlan_ethtype one too (is_vlan_key())."""
+    n = num_of_vlans(f)
+    vl = ('802.1q', '802.1ad')
+    outer = n > 0 or f['proto'] in vl
+    if not outer:
+        return False, False, f['proto']
+    inner = n > 1 or f['vlan_eth'] in vl
+    if inner:
+        return True, True, f['cvlan_eth']
+    return True, False, f['vlan_eth']
+
+
+def eff_proto(f):
+    return shape(f)[2]
+
+
+def need_met(f, need):
+    outer, inner, eff = shape(f)
+    ipp = f['ip_proto']
+    if need == 'any':
+        return True
+    if need == 'ip':
+        return eff in ('ip', 'ipv6')
+    if need == 'ipv4':
+        return eff == 'ip'
+    if need == 'ipv6':
+        return eff == 'ipv6'
+    if need == 'arp':
+        return eff in ('arp', 'rarp')
+    if need == 'mpls':
+        return eff in ('mpls_uc', 'mpls_mc')
+    if need == 'ppp':
+        return eff == 'ppp_ses'
+    if need == 'vlan':
+        return outer
+    if need == 'cvlan':
+        return inner
+    if eff not in ('ip', 'ipv6'):
+        return False
+    return ipp == {'tcp': 6, 'udp': 17, 'sctp': 132, 'l2tp': 115,
+                   'icmp4': 1 if eff == 'ip' else -1,
+                   'icmp6': 58 if eff == 'ipv6' else -1}[need]
+
+
+SPECIAL = {1: [0, 0xff, 1, 0x80], 2: [0, 0xffff, 80, 443, 53, 1],
+           4: [0, 0xffffffff, 0x0a000001, 0x7f000001],
+           6: [0, 0xffffffffffff, 0x010000000000],
+           16: [0, (1 << 128) - 1, 1]}
+
+
+def rand_value(rng, key):
+    bits = key['bits']
+    if key['name'] == 'arp_op' and rng.random() < 0.7:
+        return rng.choice([1, 2])
+    if rng.random() < 0.2:
+        v = rng.choice(SPECIAL[key['width']])
+    else:
+        v = rng.getrandbits(8 * key['width'])
+    if rng.random() < 0.97:
+        v &= bits
+    return v
+
+
+def rand_mask(rng, key):
+    """None = no mask attribute (full); else an int."""
+    w = 8 * key['width']
+    full = (1 << w) - 1
+    mode = wchoice(rng, [('absent', 25), ('full', 12), ('zero', 10),
+                         ('prefix', 20), ('nonprefix', 15), ('bit', 15),
+                         ('bits', 3)])
+    if key['name'] == 'ip_flags' and mode == 'absent':
+        mode = 'bits'
+    if mode == 'absent':
+        return None
+    if mode == 'full':
+        return full
+    if mode == 'zero':
+        return 0
+    if mode == 'prefix':
+        n = rng.randint(1, w - 1)
+        return (full << (w - n)) & full
+    if mode == 'bit':
+        return 1 << rng.randrange(w) if key['bits'] == full else \
+            1 << rng.choice([i for i in range(w) if key['bits'] >> i & 1])
+    if mode == 'bits':
+        return key['bits']
+    return rng.getrandbits(w)
+
+
+def gen_filter(rng):
+    f = dict(proto=wchoice(rng, PROTO_WEIGHTS), vlan_eth=None,
+             cvlan_eth=None, ip_proto=None, keys=[], indev=None)
+    if f['proto'] in ('802.1q', '802.1ad'):
+        f['vlan_eth'] = wchoice(rng, VLAN_INNER)
+        if f['vlan_eth'] in ('802.1q', '802.1ad'):
+            f['cvlan_eth'] = wchoice(rng, CVLAN_INNER)
+    eff = eff_proto(f)
+    if eff in ('ip', 'ipv6'):
+        ipp = wchoice(rng, IP_PROTOS)
+        if ipp == 'icmp':
+            ipp = 1 if eff == 'ip' else 58
+        f['ip_proto'] = ipp
+    ok = [k for k in K.KEYS if need_met(f, k['need'])]
+    n = min(len(ok), wchoice(rng, [(0, 1), (1, 4), (2, 4), (3, 3), (4, 2)]))
+    chosen = []
+    pool = list(ok)
+    for _ in range(n):            # weighted, without replacement
+        k = wchoice(rng, [(k, 0.25 if k['guarded'] else 1.0) for k in pool])
+        chosen.append(k)
+        pool.remove(k)
+    if rng.random() < 0.06:                   # a key without its prerequisite
+        bad = [k for k in K.KEYS if k not in ok]
+        if bad:
+            chosen.append(rng.choice(bad))
+    for k in chosen:
+        m = rand_mask(rng, k) if k['mask'] else None
+        f['keys'].append([k['name'], rand_value(rng, k), m])
+    if rng.random() < 0.05:
+        f['indev'] = RX_DEV if rng.random() < 0.7 else 'lo'
+    return f
+
+
+def encode_filter(f):
+    """The TCA_OPTIONS attributes tc would send: [[type, hex], ...]."""
+    at = []
+
+    def put(name, data):
+        at.append([K.A[name], data.hex()])
+    be16 = lambda v: v.to_bytes(2, 'big')   # noqa: E731
+    if f['proto'] != 'all':
+        put('KEY_ETH_TYPE', be16(K.PROTOS[f['proto']]))
+    if f['vlan_eth']:
+        put('KEY_VLAN_ETH_TYPE', be16(K.PROTOS[f['vlan_eth']]))
+    if f['cvlan_eth']:
+        put('KEY_CVLAN_ETH_TYPE', be16(K.PROTOS[f['cvlan_eth']]))
+    if f['ip_proto'] is not None:
+        put('KEY_IP_PROTO', bytes([f['ip_proto']]))
+    if f['indev']:
+        put('INDEV', f['indev'].encode() + b'\0')
+    for name, v, m in f['keys']:
+        k = K.KEY[name]
+        put(k['attr'], K.encode(k, v))
+        if k['mask'] and m is not None:
+            put(k['mask'], K.encode(k, m))
+    return at
+
+
+def describe(f):
+    """tc-flower-like one-liner (masks always shown as value/mask)."""
+    parts = ['protocol', f['proto']]
+    if f['vlan_eth']:
+        parts += ['vlan_ethtype', f['vlan_eth']]
+    if f['cvlan_eth']:
+        parts += ['cvlan_ethtype', f['cvlan_eth']]
+    parts.append('flower')
+    if f['indev']:
+        parts += ['indev', f['indev']]
+    if f['ip_proto'] is not None:
+        parts += ['ip_proto', str(f['ip_proto'])]
+    for name, v, m in f['keys']:
+        k = K.KEY[name]
+        w = 2 * k['width']
+        s = '%0*x' % (w, v)
+        if m is not None:
+            s += '/%0*x' % (w, m)
+        parts += [name, s]
+    return ' '.join(parts)
+
+
+# --- packets --------------------------------------------------------------
+def rmac(rng):
+    return rng.choice([rng.getrandbits(48) & ~(1 << 40), 0xffffffffffff,
+                       0, rng.getrandbits(48)]) if rng.random() < 0.15 \
+        else (rng.getrandbits(48) & ~(1 << 40)) | (2 << 40)
+
+
+def rand_ip(rng, v):
+    s = dict(v=v, tos=rng.getrandbits(8) if rng.random() < 0.5 else 0,
+             ttl=rng.choice([64, 1, 0, 255, rng.getrandbits(8)]),
+             proto=17, frag='none', id=rng.getrandbits(16))
+    if v == 4:
+        s['src'] = rng.getrandbits(32)
+        s['dst'] = rng.getrandbits(32)
+    else:
+        s['src'] = (0x2001 << 112) | rng.getrandbits(64)
+        s['dst'] = (0xfe80 << 112) | rng.getrandbits(64) if rng.random() < 0.2 \
+            else (0x2001 << 112) | rng.getrandbits(64)
+    return s
+
+
+def rand_l4(rng, proto, v):
+    kind = P.PROTO_L4.get(proto, 'raw')
+    l4 = dict(kind=kind, sport=rng.getrandbits(16), dport=rng.getrandbits(16),
+              flags=rng.choice([0x002, 0x010, 0x012, 0x018, 0x011, 0x004,
+                                rng.getrandbits(12)]),
+              sid=rng.getrandbits(32))
+    if kind == 'icmp' and v == 6:
+        kind = l4['kind'] = 'raw'
+    if kind == 'icmp6' and v == 4:
+        kind = l4['kind'] = 'raw'
+    if kind == 'icmp':
+        l4['type'], l4['code'] = rng.choice([(8, 0), (0, 0), (3, 1), (11, 0),
+                                             (rng.getrandbits(8), rng.getrandbits(8))])
+    if kind == 'icmp6':
+        l4['type'], l4['code'] = rng.choice([(128, 0), (129, 0), (1, 4), (135, 0),
+                                             (rng.getrandbits(8), rng.getrandbits(8))])
+    return l4
+
+
+def rand_inner_ip(rng, v):
+    s = dict(l3='ipv%d' % v, ip=rand_ip(rng, v))
+    s['ip']['proto'] = rng.choice([6, 17])
+    s['l4'] = rand_l4(rng, s['ip']['proto'], v)
+    return s
+
+
+def set_ip_l3(rng, s, v, proto=None):
+    s['ip'] = rand_ip(rng, v)
+    if proto is None:
+        proto = wchoice(rng, [(6, 4), (17, 4), (132, 1), (1 if v == 4 else 58, 2),
+                              (115, 1), (47, 1), (4, 1), (41, 1),
+                              (rng.getrandbits(8), 1)])
+    s['ip']['proto'] = proto
+    s['l4'] = rand_l4(rng, proto, v)
+    k = s['l4']['kind']
+    if k in ('gre', 'ipip', 'ip6ip'):
+        s['inner'] = rand_inner_ip(rng, 6 if k == 'ip6ip' else
+                                   (4 if k == 'ipip' else rng.choice([4, 6])))
+    elif k in ('icmp', 'icmp6') and s['l4']['type'] in (3, 11, 1):
+        s['inner'] = rand_inner_ip(rng, v)
+
+
+def set_l3(rng, s, name):
+    """name: a tc protocol name of a non-VLAN ethertype."""
+    s.pop('ip', None)
+    s.pop('l4', None)
+    s.pop('inner', None)
+    s['etype'] = None
+    if name in ('ip', 'ipv6'):
+        s['l3'] = 'ipv4' if name == 'ip' else 'ipv6'
+        set_ip_l3(rng, s, 4 if name == 'ip' else 6)
+    elif name in ('arp', 'rarp'):
+        s['l3'] = 'arp'
+        s['arp'] = dict(op=rng.choice([1, 2, 1, 2, 1, 2, 3, 4, 0x101,
+                                       rng.getrandbits(16)]),
+                        sip=rng.getrandbits(32), tip=rng.getrandbits(32),
+                        sha=rmac(rng), tha=rng.choice([0, rmac(rng)]),
+                        rarp=name == 'rarp')
+    elif name in ('mpls_uc', 'mpls_mc'):
+        s['l3'] = 'mpls'
+        s['mpls_mc'] = name == 'mpls_mc'
+        n = rng.randint(1, 3)
+        s['mpls'] = [[rng.getrandbits(20), rng.getrandbits(3), int(i == n - 1),
+                      rng.getrandbits(8)] for i in range(n)]
+        if rng.random() < 0.7:
+            s['ip'] = rand_ip(rng, rng.choice([4, 6]))
+            s['l4'] = rand_l4(rng, s['ip']['proto'], s['ip']['v'])
+    elif name == 'ppp_ses':
+        s['l3'] = 'pppoe'
+        v = rng.choice([4, 6, 0])
+        s['pppoe'] = dict(sid=rng.getrandbits(16),
+                          proto={4: 0x21, 6: 0x57, 0: rng.getrandbits(16)}[v])
+        if v:
+            s['ip'] = rand_ip(rng, v)
+            s['ip']['proto'] = rng.choice([6, 17, 1 if v == 4 else 58])
+            s['l4'] = rand_l4(rng, s['ip']['proto'], v)
+    else:
+        s['l3'] = 'raw'
+        s['etype'] = K.PROTOS.get(name, 0x9000)
+
+
+def base_spec(rng, f):
+    s = dict(dst=rmac(rng), src=rmac(rng), tags=[], pad=0, trunc=None)
+    proto = f['proto']
+    if proto == 'all':
+        proto = wchoice(rng, [(p, w) for p, w in PROTO_WEIGHTS if p != 'all'])
+        if proto in ('802.1q', '802.1ad') and not f['vlan_eth']:
+            pass
+    chain = [proto]
+    if proto in ('802.1q', '802.1ad'):
+        inner = f['vlan_eth'] if f['proto'] != 'all' else None
+        inner = inner or wchoice(rng, [(p, w) for p, w in VLAN_INNER if p])
+        chain.append(inner)
+        if inner in ('802.1q', '802.1ad'):
+            inner2 = f['cvlan_eth'] or wchoice(rng, [(p, w) for p, w in CVLAN_INNER if p])
+            chain.append(inner2)
+    for p in chain[:-1]:
+        s['tags'].append([K.PROTOS[p], rng.getrandbits(3), 0, rng.getrandbits(12)])
+    set_l3(rng, s, chain[-1])
+    if f['ip_proto'] is not None and s.get('ip'):
+        v = s['ip']['v']
+        set_ip_l3(rng, s, v, f['ip_proto'])
+    return s
+
+
+def fits(s, k):
+    """Whether the packet has the field key k matches."""
+    head = k['field'].split('.')[0]
+    if head in ('ip', 'l4', 'arp', 'pppoe') and not s.get(head):
+        return False
+    if k['field'] in ('ip.src', 'ip.dst') and (k['width'] == 4) != (s['ip']['v'] == 4):
+        return False
+    return True
+
+
+def apply_keys(rng, s, f):
+    for name, v, m in f['keys']:
+        k = K.KEY[name]
+        full = (1 << (8 * k['width'])) - 1
+        m = full if m is None else m
+        if not fits(s, k):
+            continue
+        cur = P.get_field(s, k['field']) or 0
+        if name == 'arp_op':
+            # the dissector only parses requests and replies
+            ok = [op for op in (1, 2) if op & m == v & m]
+            if ok:
+                cur = rng.choice(ok)
+        new = (v & m) | (cur & ~m & full)
+        new &= k['bits'] if k['field'] not in ('arp.op',) else 0xffff
+        P.set_field(s, k['field'], new, rng)
+
+
+def near_misses(rng, s, f):
+    out = []
+    for name, v, m in f['keys']:
+        k = K.KEY[name]
+        full = (1 << (8 * k['width'])) - 1
+        m = full if m is None else m
+        m &= k['bits']
+        if not m or not fits(s, k):
+            continue
+        cur = P.get_field(s, k['field'])
+        if cur is None:
+            continue
+        bits = [i for i in range(8 * k['width']) if m >> i & 1]
+        t = P.clone(s)
+        try:
+            P.set_field(t, k['field'], cur ^ (1 << rng.choice(bits)), rng)
+        except (KeyError, TypeError, AttributeError):
+            continue
+        out.append(('near:' + name, t))
+    # protocol near misses
+    t = P.clone(s)
+    if t['tags']:
+        r = rng.random()
+        if r < 0.4:
+            t['tags'][0][0] ^= 0x8100 ^ 0x88a8
+        elif r < 0.7:
+            t['tags'].pop(0)
+        else:
+            t['tags'].insert(0, [rng.choice([0x8100, 0x88a8]), 0, 0, rng.getrandbits(12)])
+        out.append(('near:tags', t))
+    elif s.get('ip') and f['ip_proto'] is not None:
+        t['ip']['proto'] = (t['ip']['proto'] + rng.randint(1, 255)) & 0xff
+        out.append(('near:ip_proto', t))
+    else:
+        t['tags'].insert(0, [0x8100, 0, 0, rng.getrandbits(12)])
+        out.append(('near:tag', t))
+    rng.shuffle(out)
+    return out[:3]
+
+
+MUTATIONS = ['trunc', 'trunc', 'frag_first', 'frag_later', 'ipopts',
+             'v6ext', 'tags', 'tags', 'pppoe', 'mpls', 'encap', 'icmperr',
+             'pad', 'zeroaddr', 'bcast', 'tcpflags', 'len8023', 'arpodd']
+
+
+def mutate(rng, s, how=None):
+    t = P.clone(s)
+    how = how or rng.choice(MUTATIONS)
+    ip = t.get('ip')
+    if how == 'trunc':
+        full = len(P.build(t))
+        hl = P.header_len(t)
+        cut = rng.choice([hl - 2, hl, hl + 1, hl + 10, hl + 19, hl + 20,
+                          hl + 21, hl + 39, hl + 40, hl + 41, hl + 44, hl + 48,
+                          full - 1, rng.randint(14, max(14, full - 1))])
+        t['trunc'] = max(14, min(cut, full - 1))
+    elif how in ('frag_first', 'frag_later') and ip:
+        ip['frag'] = 'first' if how == 'frag_first' else 'later'
+        ip['fragoff'] = rng.choice([1, 8, 185])
+        ip['mf'] = rng.getrandbits(1)
+    elif how == 'ipopts' and ip and ip['v'] == 4:
+        ip['opts'] = rng.choice(['01010101', '07070400000000000000', '9404000001',
+                                 '44' + '0c05' + '00' * 9, '00'])
+    elif how == 'v6ext' and ip and ip['v'] == 6:
+        ip['ext'] = [rng.choice(['hbh', 'rt', 'dst', 'frag'])
+                     for _ in range(rng.randint(1, 3))]
+    elif how == 'tags':
+        n = rng.randint(0, 3)
+        t['tags'] = [[rng.choice([0x8100, 0x88a8]), rng.getrandbits(3),
+                      rng.getrandbits(1) if rng.random() < 0.1 else 0,
+                      rng.choice([0, 1, 4095, rng.getrandbits(12)])]
+                     for _ in range(n)]
+    elif how == 'pppoe' and ip:
+        t['l3'] = 'pppoe'
+        t['pppoe'] = dict(sid=rng.getrandbits(16),
+                          proto=0x21 if ip['v'] == 4 else 0x57)
+    elif how == 'mpls':
+        if t['l3'] in ('ipv4', 'ipv6'):
+            t['l3'] = 'mpls'
+        n = rng.randint(1, 4)
+        t['mpls'] = [[rng.getrandbits(20), rng.getrandbits(3),
+                      int(i == n - 1), rng.getrandbits(8)] for i in range(n)]
+        if t['l3'] != 'mpls':
+            t['l3'] = 'mpls'
+    elif how == 'encap' and ip:
+        inner = {k: t[k] for k in ('ip', 'l4', 'inner') if k in t}
+        inner['l3'] = 'ipv%d' % ip['v']
+        outer_v = rng.choice([4, 6])
+        kind = rng.choice(['gre', 'ipip' if ip['v'] == 4 else 'ip6ip', 'vxlan'])
+        if kind == 'vxlan':
+            inner = dict(inner, ether=True, dst=rmac(rng), src=rmac(rng),
+                         tags=[], pad=0, trunc=None)
+        t['l3'] = 'ipv%d' % outer_v
+        t['ip'] = rand_ip(rng, outer_v)
+        if rng.random() < 0.5:           # outer addresses = the inner ones
+            if outer_v == ip['v']:
+                t['ip']['src'], t['ip']['dst'] = ip['src'], ip['dst']
+        t['ip']['proto'] = {'gre': 47, 'ipip': 4, 'ip6ip': 41, 'vxlan': 17}[kind]
+        t['l4'] = dict(kind=kind, sport=rng.getrandbits(16), vni=rng.getrandbits(24))
+        t['inner'] = inner
+    elif how == 'icmperr' and ip:
+        inner = {k: t[k] for k in ('ip', 'l4') if k in t}
+        inner['l3'] = 'ipv%d' % ip['v']
+        t['ip'] = dict(rand_ip(rng, ip['v']), src=ip['dst'], dst=ip['src'])
+        t['ip']['proto'] = 1 if ip['v'] == 4 else 58
+        t['l4'] = dict(kind='icmp' if ip['v'] == 4 else 'icmp6',
+                       type=3 if ip['v'] == 4 else 1, code=rng.randint(0, 4))
+        t['inner'] = inner
+    elif how == 'pad':
+        t['pad'] = rng.choice([1, 4, 18, 60, 200])
+    elif how == 'zeroaddr':
+        if ip:
+            ip[rng.choice(['src', 'dst'])] = 0
+        else:
+            t[rng.choice(['src', 'dst'])] = 0
+    elif how == 'bcast':
+        t['dst'] = 0xffffffffffff
+        if ip and ip['v'] == 4:
+            ip['dst'] = 0xffffffff
+    elif how == 'tcpflags' and t.get('l4') and t['l4']['kind'] == 'tcp':
+        t['l4']['flags'] = rng.choice([0, 0xfff, 0x03f, 0x0e00, 0x100, 0x003])
+    elif how == 'len8023':
+        t['l3'] = 'len8023'
+        t['etype'] = None
+    elif how == 'arpodd' and t.get('arp'):
+        a = t['arp']
+        r = rng.random()
+        if r < 0.3:
+            a['hrd'] = 6
+        elif r < 0.6:
+            a['pro'] = 0x86dd
+        else:
+            a['hln'], a['pln'] = rng.choice([(8, 4), (6, 16), (0, 0)])
+    else:
+        t['trunc'] = max(14, len(P.build(t)) - rng.randint(1, 30))
+        how = 'trunc'
+    return ('mut:' + how, t)
+
+
+def random_spec(rng):
+    f = dict(proto=wchoice(rng, PROTO_WEIGHTS), vlan_eth=None, cvlan_eth=None,
+             ip_proto=None, keys=[], indev=None)
+    return base_spec(rng, f)
+
+
+def gen_batch(rng, nfilters, index0=0):
+    filters, packets = [], []
+    for _ in range(nfilters):
+        f = gen_filter(rng)
+        filters.append(f)
+        # twin: the same filter without its zero-mask address keys (the
+        # known stock bug is recognised by comparing with it)
+        zk = [kk for kk in f['keys'] if kk[0] in K.ZERO_MASK_ADDR_KEYS and kk[2] == 0]
+        if zk:
+            tw = dict(f, keys=[kk for kk in f['keys'] if kk not in zk],
+                      twin_of=len(filters) - 1)
+            filters.append(tw)
+    for fi, f in enumerate(filters):
+        if 'twin_of' in f:
+            continue
+        s = base_spec(rng, f)
+        apply_keys(rng, s, f)
+        packets.append(dict(owner=fi, kind='match', spec=s))
+        for kind, t in near_misses(rng, s, f):
+            packets.append(dict(owner=fi, kind=kind, spec=t))
+        for _ in range(2):
+            kind, t = mutate(rng, s)
+            packets.append(dict(owner=fi, kind=kind, spec=t))
+    for _ in range(max(2, nfilters // 4)):
+        kind, t = mutate(rng, random_spec(rng))
+        packets.append(dict(owner=None, kind='adv:' + kind[4:], spec=t))
+    for f in filters:
+        f['attrs'] = encode_filter(f)
+        f['desc'] = describe(f)
+    for p in packets:
+        b = P.build(p['spec'])
+        if len(b) < 14:
+            b = b + bytes(14 - len(b))
+        p['hex'] = b[:1514].hex()
+    return dict(filters=filters, packets=packets)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--seed', type=int, required=True)
+    ap.add_argument('--batches', type=int, default=2)
+    ap.add_argument('--filters', type=int, default=130,
+                    help='filters per batch (before twins)')
+    ap.add_argument('--out', required=True)
+    a = ap.parse_args()
+    rng = random.Random(a.seed)
+    batches = [gen_batch(rng, a.filters) for _ in range(a.batches)]
+    # even batches on dtr's ingress (outer tag accelerated), odd ones on
+    # dtx's egress (tags in the frame); a single batch: by seed
+    for bi, b in enumerate(batches):
+        b['hook'] = 'egress' if (bi + (a.seed if a.batches == 1 else 0)) % 2 \
+            else 'ingress'
+    doc = dict(seed=a.seed, rx=RX_DEV, tx=TX_DEV, batches=batches)
+    with open(a.out, 'w') as fp:
+        json.dump(doc, fp)
+    nv = sum(len(b['filters']) * len(b['packets']) for b in batches)
+    print('difftest: seed %d: %d batches, %d filters, %d frames, %d pairs'
+          % (a.seed, len(batches), sum(len(b['filters']) for b in batches),
+             sum(len(b['packets']) for b in batches), nv))
+
+
+if __name__ == '__main__':
+    main()

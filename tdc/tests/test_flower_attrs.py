@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0
+"""flower_attrs.py: the one TCA_FLOWER_* table, against 6.1's pkt_cls.h
+enum and stock cls_flower.c's fl_policy."""
+
+import os
+import re
+import sys
+import unittest
+
+TDC_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+REPO = os.path.dirname(TDC_DIR)
+sys.path.insert(0, TDC_DIR)
+
+import flower_attrs                             # noqa: E402
+import flowernl                                 # noqa: E402
+
+PRISTINE = os.path.join(REPO, 'build/src/pristine')
+
+
+def first(*paths):
+    return next((p for p in paths if os.path.exists(p)), None)
+
+
+class TestTable(unittest.TestCase):
+    def test_enum_of_the_6_1_header(self):
+        path = first(os.path.join(PRISTINE, 'include/uapi/linux/pkt_cls.h'),
+                     '/usr/include/linux/pkt_cls.h')
+        if path is None:
+            self.skipTest('no pkt_cls.h')
+        with open(path) as f:
+            text = f.read()
+        body = text[text.index('TCA_FLOWER_UNSPEC'):
+                    text.index('__TCA_FLOWER_MAX')]
+        body = re.sub(r'/\*.*?\*/', '', body, flags=re.DOTALL)
+        names = re.findall(r'\bTCA_FLOWER_(\w+)\s*,', body)
+        self.assertEqual(names, [a.name for a in flower_attrs.TABLE])
+        self.assertEqual([a.number for a in flower_attrs.TABLE],
+                         list(range(len(names))))
+        for name in ('KEY_FLAGS', 'KEY_CVLAN_ETH_TYPE', 'KEY_NUM_OF_VLANS',
+                     'KEY_MPLS_OPTS', 'KEY_PPPOE_SID', 'KEY_PPP_PROTO',
+                     'KEY_L2TPV3_SID'):
+            self.assertIn(name, flower_attrs.BY_NAME)
+
+    def test_lengths_of_the_6_1_policy(self):
+        path = os.path.join(PRISTINE, 'net/sched/cls_flower.c')
+        if not os.path.exists(path):
+            self.skipTest('no 6.1 tree at hand')
+        with open(path) as f:
+            text = f.read()
+        policy = text[text.index('fl_policy[TCA_FLOWER_MAX + 1] = {'):]
+        policy = policy[:policy.index('\n};')]
+        sizes = {'NLA_U8': 1, 'NLA_U16': 2, 'NLA_U32': 4,
+                 'ETH_ALEN': 6, 'sizeof(struct in6_addr)': 16,
+                 '128 / BITS_PER_BYTE': 16}
+        checked = 0
+        entries = re.findall(r'\[TCA_FLOWER_(\w+)\]\s*=\s*(.*?)(?=\n\s*\[|\Z)',
+                             policy, re.DOTALL)
+        for name, spec in entries:
+            attr = flower_attrs.BY_NAME[name]
+            if 'NLA_NESTED' in spec or 'NLA_STRING' in spec:
+                self.assertIsNone(attr.length, name)
+                checked += 1
+                continue
+            found = [n for word, n in sizes.items()
+                     if re.search(r'\.len = ' + re.escape(word), spec) or
+                     re.search(r'\b%s\b' % re.escape(word), spec)]
+            if found:
+                self.assertEqual(attr.length, found[0], name)
+                checked += 1
+        # every entry but UNSPEC has a size we know
+        self.assertEqual(checked, len(entries) - 1)
+        self.assertGreater(checked, 90)
+
+    def test_mask_partners_pair_up(self):
+        for attr in flower_attrs.TABLE:
+            if attr.mask:
+                partner = flower_attrs.BY_NAME[attr.mask]
+                self.assertEqual(partner.mask, attr.name)
+                self.assertEqual(partner.length, attr.length)
+                self.assertEqual(attr.name.endswith('_MASK'),
+                                 not partner.name.endswith('_MASK'))
+
+    def test_flowernl_uses_the_table(self):
+        self.assertEqual(flowernl.ATTR_BY_NAME['TCA_FLOWER_KEY_L2TPV3_SID'],
+                         (105, 'be32'))
+        self.assertEqual(len(flowernl.ATTR_BY_NAME), len(flower_attrs.TABLE))
+
+
+if __name__ == '__main__':
+    unittest.main()
