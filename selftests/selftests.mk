@@ -14,9 +14,10 @@
 # SELFTESTS_SET="VAR=VALUE ..." adds lines to the guest's forwarding.config.
 # Raw output and logs: build/guest-out/selftests/<variant>/<script>.{raw,log}.
 
-# lib.sh pings (iputils-ping: ping, ping6); netsniff-ng (mausezahn), jq
+# lib.sh pings (iputils-ping: ping, ping6) and checks offload (ethtool);
+# netsniff-ng (mausezahn), jq
 # and ncat are in the top Makefile's list.
-DEB_PACKAGES   += iputils-ping
+DEB_PACKAGES   += iputils-ping ethtool
 
 SELFTESTS_RUN  := $(PYTHON) $(REPO)/selftests/run
 SELFTESTS_SET  ?=
