@@ -401,7 +401,7 @@ class TestTdcProgram(unittest.TestCase):
             case('0002', plugins={'requires': 'noSuchPlugin'}),
             case('0003', cmdUnderTest='$TC qdisc add dev $DEV2 ingress'),
             case('0004', dependsOn='false'),
-        ])
+        ], '--lenient')
         lines = proc.stdout.splitlines()
         self.assertEqual(lines[-1], '0 passed, 0 failed, 4 skipped')
         self.assertEqual(proc.returncode, 0)
@@ -449,6 +449,14 @@ class TestTdcProgram(unittest.TestCase):
         self.assertEqual(proc.returncode, 1, proc.stdout)
         self.assertIn('not ok 1 - 0001 case 0001', lines)
         self.assertIn("# unknown key 'matchPatern'", lines)
+
+    def test_undeclared_skip_fails_by_default(self):
+        # the plain command line (make run, a person) is strict too
+        proc = self.run_cases([
+            case('0001', plugins={'requires': 'noSuchPlugin'})])
+        self.assertEqual(proc.stdout.splitlines()[-1],
+                         '0 passed, 1 failed, 0 skipped')
+        self.assertEqual(proc.returncode, 1)
 
     def test_strict_fails_undeclared_skips_only(self):
         proc = self.run_cases([
@@ -551,7 +559,8 @@ class TestTdcProgram(unittest.TestCase):
         self.dir = CaseDir([case('0001', scapy={'iface': 'lo', 'count': 1,
                                                 'packet': 'Ether()'})])
         self.addCleanup(self.dir.close)
-        proc = subprocess.run([PYTHON, '-S', TDC, '-f', self.dir.path],
+        proc = subprocess.run([PYTHON, '-S', TDC, '--lenient', '-f',
+                               self.dir.path],
                               capture_output=True, text=True, timeout=60)
         lines = proc.stdout.splitlines()
         self.assertEqual(lines[-1], '0 passed, 0 failed, 1 skipped',
