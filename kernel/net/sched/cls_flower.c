@@ -704,19 +704,29 @@ static bool fl_need_met(const struct fl_flow_key *key,
 	return false;
 }
 
+/* The first of @attrs present in @tb, or NULL */
+static struct nlattr *fl_first_attr(struct nlattr **tb, const int *attrs,
+				    int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (tb[attrs[i]])
+			return tb[attrs[i]];
+	return NULL;
+}
+
 /* Refuses the first of @attrs present in @tb when @need is not met */
 static int fl_check_need(struct nlattr **tb, const int *attrs, int n,
 			 const struct fl_flow_key *key,
 			 const struct fl_flow_key *mask, enum fl_need need,
 			 struct netlink_ext_ack *extack)
 {
-	int i;
+	struct nlattr *nla = fl_first_attr(tb, attrs, n);
 
-	for (i = 0; i < n; i++) {
-		if (tb[attrs[i]] && !fl_need_met(key, mask, need)) {
-			fl_set_err(extack, tb[attrs[i]], fl_need_msg[need]);
-			return -EINVAL;
-		}
+	if (nla && !fl_need_met(key, mask, need)) {
+		fl_set_err(extack, nla, fl_need_msg[need]);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -1071,39 +1081,33 @@ static int fl_set_key_mpls(struct nlattr **tb, struct fl_flow_key *key,
 			   struct fl_flow_key *mask,
 			   struct netlink_ext_ack *extack)
 {
-	static const int lse_attrs[] = {
+	static const int mpls_attrs[] = {
 		TCA_FLOWER_KEY_MPLS_TTL, TCA_FLOWER_KEY_MPLS_BOS,
 		TCA_FLOWER_KEY_MPLS_TC, TCA_FLOWER_KEY_MPLS_LABEL,
 		TCA_FLOWER_KEY_MPLS_OPTS,
 	};
+	/* the first entry's own attributes: all of them but the options */
+	struct nlattr *first = fl_first_attr(tb, mpls_attrs,
+					     ARRAY_SIZE(mpls_attrs) - 1);
 	struct nlattr *opts = tb[TCA_FLOWER_KEY_MPLS_OPTS];
 	struct nlattr *lse;
-	int i, rem, err;
+	int rem, err;
 
-	err = fl_check_need(tb, lse_attrs, ARRAY_SIZE(lse_attrs), key, mask,
+	err = fl_check_need(tb, mpls_attrs, ARRAY_SIZE(mpls_attrs), key, mask,
 			    FL_NEED_MPLS, extack);
 	if (err)
 		return err;
 
-	if (!opts) {
-		for (i = 0; i < ARRAY_SIZE(lse_attrs) - 1; i++)
-			if (tb[lse_attrs[i]])
-				break;
-		if (i == ARRAY_SIZE(lse_attrs) - 1)
-			return 0;
-		return fl_set_key_lse(tb[TCA_FLOWER_KEY_MPLS_TTL],
-				      tb[TCA_FLOWER_KEY_MPLS_BOS],
-				      tb[TCA_FLOWER_KEY_MPLS_TC],
-				      tb[TCA_FLOWER_KEY_MPLS_LABEL], 1,
-				      key, mask, extack);
-	}
-
-	for (i = 0; i < ARRAY_SIZE(lse_attrs) - 1; i++) {
-		if (tb[lse_attrs[i]]) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[lse_attrs[i]],
-					    "MPLS label, Traffic Class, Bottom Of Stack and Time To Live must be encapsulated in the MPLS options attribute");
-			return -EBADMSG;
-		}
+	if (!opts)
+		return first ? fl_set_key_lse(tb[TCA_FLOWER_KEY_MPLS_TTL],
+					      tb[TCA_FLOWER_KEY_MPLS_BOS],
+					      tb[TCA_FLOWER_KEY_MPLS_TC],
+					      tb[TCA_FLOWER_KEY_MPLS_LABEL], 1,
+					      key, mask, extack) : 0;
+	if (first) {
+		NL_SET_ERR_MSG_ATTR(extack, first,
+				    "MPLS label, Traffic Class, Bottom Of Stack and Time To Live must be encapsulated in the MPLS options attribute");
+		return -EBADMSG;
 	}
 
 	nla_for_each_nested(lse, opts, rem) {
