@@ -523,18 +523,15 @@ def write_doc(path, cases, ours, stock, compared, nv, divs, by_class, lines,
     if not by_class:
         w.append('| none | 0 |')
     w.append('\nA refused filter counts once; a (filter, frame) pair once.\n')
-    w.append('## Declared differences (by design)\n')
-    w.append('| class | reason |\n|---|---|')
-    for c, (t, why) in DESIGN.items():
-        w.append('| %s | %s |' % (t, why))
-    w.append('\n## Known stock bugs\n')
-    w.append('| bug | what |\n|---|---|')
-    for c, (t, why) in STOCK_BUGS.items():
-        w.append('| %s | %s |' % (t, why))
-    w.append('\n## Bugs in ours found by the oracle\n')
-    w.append('| bug | what |\n|---|---|')
-    for c, (t, why) in OURS_BUGS.items():
-        w.append('| %s | %s |' % (t, why))
+    for title, head, table in (
+            ('## Declared differences (by design)\n', 'class | reason',
+             DESIGN),
+            ('\n## Known stock bugs\n', 'bug | what', STOCK_BUGS),
+            ('\n## Bugs in ours found by the oracle\n', 'bug | what',
+             OURS_BUGS)):
+        w.append(title)
+        w.append('| %s |\n|---|---|' % head)
+        w.extend('| %s | %s |' % row for row in table.values())
     w.append('\n## Every divergence, grouped by filter\n')
     w.append('```')
     w.extend(lines[:400])

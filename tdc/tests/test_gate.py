@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(
     __file__))))
 
 import gate                                     # noqa: E402
+from test_tdc import case                       # noqa: E402
 
 PY = '/usr/bin/python3'
 
@@ -185,12 +186,6 @@ class TestTdcStage(unittest.TestCase):
         self.assertEqual(counts, gate.Counts(3, 0, 0))
 
 
-def case(cid, **fields):
-    base = {'id': cid, 'name': 'case ' + cid, 'category': ['t'],
-            'setup': [], 'cmdUnderTest': 'true', 'expExitCode': '0',
-            'teardown': []}
-    base.update(fields)
-    return base
 
 
 if __name__ == '__main__':
