@@ -37,10 +37,14 @@
 #include <linux/ip.h>
 #include <linux/mpls.h>
 #include <linux/ppp_defs.h>
+#include <linux/if_tunnel.h>
+#include <linux/netfilter/nf_conntrack_common.h>
 
 #include <net/sch_generic.h>
+#include <net/pkt_sched.h>
 #include <net/pkt_cls.h>
 #include <net/flow_dissector.h>
+#include <net/geneve.h>
 
 /*
  * The keys most filters use come first and the rarer ones last: classify
@@ -67,6 +71,17 @@ struct fl_flow_key {
 	struct flow_dissector_key_pppoe pppoe;
 	struct flow_dissector_key_l2tpv3 l2tpv3;
 	struct flow_dissector_key_mpls mpls;
+	/* Metadata: the tunnel a packet came from, its conntrack entry */
+	struct flow_dissector_key_control enc_control;
+	struct flow_dissector_key_keyid enc_keyid;
+	union {
+		struct flow_dissector_key_ipv4_addrs enc_ipv4;
+		struct flow_dissector_key_ipv6_addrs enc_ipv6;
+	};
+	struct flow_dissector_key_ports enc_tp;
+	struct flow_dissector_key_ip enc_ip;
+	struct flow_dissector_key_ct ct;
+	struct flow_dissector_key_enc_opts enc_opts;	/* 258 bytes: last */
 } __aligned(BITS_PER_LONG / 8); /* masked keys are computed long by long */
 
 /* The part of the key that the mask touches, rounded out to longs */
@@ -123,6 +138,8 @@ enum fl_need {
 	FL_NEED_MPLS,
 	FL_NEED_PPPOE,
 	FL_NEED_L2TP,
+	FL_NEED_ENC_IPV4,
+	FL_NEED_ENC_IPV6,
 };
 
 static const char * const fl_need_msg[] = {
@@ -140,6 +157,8 @@ static const char * const fl_need_msg[] = {
 	[FL_NEED_MPLS]	 = "Key requires protocol mpls_uc or mpls_mc",
 	[FL_NEED_PPPOE]	 = "Key requires protocol ppp_ses",
 	[FL_NEED_L2TP]	 = "Key requires ip_proto l2tp",
+	[FL_NEED_ENC_IPV4] = "Key requires an IPv4 tunnel",
+	[FL_NEED_ENC_IPV6] = "Key requires an IPv6 tunnel",
 };
 
 #define FL_MASK_DIFFERS "Mask differs from this prio's mask in "
@@ -211,6 +230,19 @@ static const struct fl_key_desc fl_keys[] = {
 	FL_KEY_MASKED(ARP_SHA, arp.sha, ARP, "arp_sha"),
 	FL_KEY_MASKED(ARP_THA, arp.tha, ARP, "arp_tha"),
 	FL_KEY_EXACT(L2TPV3_SID, l2tpv3.session_id, L2TP, "l2tpv3_sid"),
+	FL_KEY_EXACT(ENC_KEY_ID, enc_keyid.keyid, NONE, "enc_key_id"),
+	FL_KEY_MASKED(ENC_IPV4_SRC, enc_ipv4.src, ENC_IPV4, "enc_src_ip"),
+	FL_KEY_MASKED(ENC_IPV4_DST, enc_ipv4.dst, ENC_IPV4, "enc_dst_ip"),
+	FL_KEY_MASKED(ENC_IPV6_SRC, enc_ipv6.src, ENC_IPV6, "enc_src_ip"),
+	FL_KEY_MASKED(ENC_IPV6_DST, enc_ipv6.dst, ENC_IPV6, "enc_dst_ip"),
+	FL_KEY_MASKED(ENC_UDP_SRC_PORT, enc_tp.src, NONE, "enc_src_port"),
+	FL_KEY_MASKED(ENC_UDP_DST_PORT, enc_tp.dst, NONE, "enc_dst_port"),
+	FL_KEY_MASKED(ENC_IP_TOS, enc_ip.tos, NONE, "enc_tos"),
+	FL_KEY_MASKED(ENC_IP_TTL, enc_ip.ttl, NONE, "enc_ttl"),
+	FL_KEY_MASKED(CT_STATE, ct.ct_state, NONE, "ct_state"),
+	FL_KEY_MASKED(CT_ZONE, ct.ct_zone, NONE, "ct_zone"),
+	FL_KEY_MASKED(CT_MARK, ct.ct_mark, NONE, "ct_mark"),
+	FL_KEY_MASKED(CT_LABELS, ct.ct_labels, NONE, "ct_label"),
 };
 
 /*
@@ -246,6 +278,9 @@ static const struct fl_field_desc fl_fields[] = {
 	FL_FIELD(KEY_FLAGS, control.flags, "ip_flags"),
 	FL_FIELD(KEY_IPV4_DST, control.addr_type, "the address family"),
 	FL_FIELD(KEY_MPLS_OPTS, mpls, "the MPLS keys"),
+	FL_FIELD(KEY_ENC_IPV4_DST, enc_control.addr_type,
+		 "the tunnel address family"),
+	FL_FIELD(KEY_ENC_OPTS, enc_opts, "enc_opts"),
 };
 
 #define FL_UNSUPPORTED(attr)						\
@@ -254,49 +289,24 @@ static const struct fl_field_desc fl_fields[] = {
 /*
  * Attributes of the uAPI this classifier does not implement: refused with
  * -EOPNOTSUPP and named, never ignored, since ignoring a key would match
- * more traffic than was asked for.  Tunnel, conntrack and hash keys need
- * metadata this classifier does not dissect; port ranges do not fit one
- * hash lookup.
+ * more traffic than was asked for.  Port ranges do not fit one hash
+ * lookup; the hash key would need the flow hash computed for every
+ * packet; and there is no hardware to count.
  */
 static const char * const fl_unsupported_msg[TCA_FLOWER_MAX + 1] = {
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_KEY_ID),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_IPV4_SRC),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_IPV4_SRC_MASK),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_IPV4_DST),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_IPV4_DST_MASK),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_IPV6_SRC),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_IPV6_SRC_MASK),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_IPV6_DST),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_IPV6_DST_MASK),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_UDP_SRC_PORT),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_UDP_SRC_PORT_MASK),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_UDP_DST_PORT),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_UDP_DST_PORT_MASK),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_IP_TOS),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_IP_TOS_MASK),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_IP_TTL),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_IP_TTL_MASK),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_OPTS),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_ENC_OPTS_MASK),
 	FL_UNSUPPORTED(TCA_FLOWER_IN_HW_COUNT),
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_PORT_SRC_MIN),
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_PORT_SRC_MAX),
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_PORT_DST_MIN),
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_PORT_DST_MAX),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_CT_STATE),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_CT_STATE_MASK),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_CT_ZONE),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_CT_ZONE_MASK),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_CT_MARK),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_CT_MARK_MASK),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_CT_LABELS),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_CT_LABELS_MASK),
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_HASH),
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_HASH_MASK),
 };
 
 #define FL_EXACT_LEN(_member)						\
 	NLA_POLICY_EXACT_LEN(sizeof_field(struct fl_flow_key, _member))
+#define FL_MAX_LEN(_member)						\
+	{ .type = NLA_BINARY, .len = sizeof_field(struct fl_flow_key, _member) }
 
 /*
  * Types and lengths of the attributes this classifier implements, parsed
@@ -376,6 +386,34 @@ static const struct nla_policy fl_policy[TCA_FLOWER_MAX + 1] = {
 	[TCA_FLOWER_KEY_MPLS_LABEL]	= { .type = NLA_U32 },
 	[TCA_FLOWER_KEY_MPLS_OPTS]	= { .type = NLA_NESTED },
 	[TCA_FLOWER_KEY_L2TPV3_SID]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_ENC_KEY_ID]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_ENC_IPV4_SRC]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_ENC_IPV4_SRC_MASK] = { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_ENC_IPV4_DST]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_ENC_IPV4_DST_MASK] = { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_ENC_IPV6_SRC]	= FL_EXACT_LEN(enc_ipv6.src),
+	[TCA_FLOWER_KEY_ENC_IPV6_SRC_MASK] = FL_EXACT_LEN(enc_ipv6.src),
+	[TCA_FLOWER_KEY_ENC_IPV6_DST]	= FL_EXACT_LEN(enc_ipv6.dst),
+	[TCA_FLOWER_KEY_ENC_IPV6_DST_MASK] = FL_EXACT_LEN(enc_ipv6.dst),
+	[TCA_FLOWER_KEY_ENC_UDP_SRC_PORT] = { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_ENC_UDP_SRC_PORT_MASK] = { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_ENC_UDP_DST_PORT] = { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_ENC_UDP_DST_PORT_MASK] = { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_ENC_IP_TOS]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ENC_IP_TOS_MASK] = { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ENC_IP_TTL]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ENC_IP_TTL_MASK] = { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ENC_OPTS]	= { .type = NLA_NESTED },
+	[TCA_FLOWER_KEY_ENC_OPTS_MASK]	= { .type = NLA_NESTED },
+	[TCA_FLOWER_KEY_CT_STATE]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_CT_STATE_MASK]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_CT_ZONE]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_CT_ZONE_MASK]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_CT_MARK]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_CT_MARK_MASK]	= { .type = NLA_U32 },
+	/* tc sends as many label bytes as were typed: the rest are zero */
+	[TCA_FLOWER_KEY_CT_LABELS]	= FL_MAX_LEN(ct.ct_labels),
+	[TCA_FLOWER_KEY_CT_LABELS_MASK]	= FL_MAX_LEN(ct.ct_labels),
 };
 
 static const struct nla_policy
@@ -385,6 +423,17 @@ fl_mpls_lse_policy[TCA_FLOWER_KEY_MPLS_OPT_LSE_MAX + 1] = {
 	[TCA_FLOWER_KEY_MPLS_OPT_LSE_BOS]	= { .type = NLA_U8 },
 	[TCA_FLOWER_KEY_MPLS_OPT_LSE_TC]	= { .type = NLA_U8 },
 	[TCA_FLOWER_KEY_MPLS_OPT_LSE_LABEL]	= { .type = NLA_U32 },
+};
+
+/* A Geneve option's data is counted in 4-byte words, in 5 bits */
+#define FL_GENEVE_DATA_MAX	(31 * 4)
+
+static const struct nla_policy
+fl_geneve_opt_policy[TCA_FLOWER_KEY_ENC_OPT_GENEVE_MAX + 1] = {
+	[TCA_FLOWER_KEY_ENC_OPT_GENEVE_CLASS]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_ENC_OPT_GENEVE_TYPE]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ENC_OPT_GENEVE_DATA]	= { .type = NLA_BINARY,
+						    .len = 128 },
 };
 
 #define FL_NLA_VALIDATE	(NL_VALIDATE_STRICT & ~NL_VALIDATE_NESTED)
@@ -419,6 +468,14 @@ static const struct fl_dissector_key fl_dissector_keys[] = {
 	FL_DISSECTOR_KEY(PPPOE, pppoe),
 	FL_DISSECTOR_KEY(L2TPV3, l2tpv3),
 	FL_DISSECTOR_KEY(MPLS, mpls),
+	FL_DISSECTOR_KEY(ENC_CONTROL, enc_control),
+	FL_DISSECTOR_KEY(ENC_KEYID, enc_keyid),
+	FL_DISSECTOR_KEY(ENC_IPV4_ADDRS, enc_ipv4),
+	FL_DISSECTOR_KEY(ENC_IPV6_ADDRS, enc_ipv6),
+	FL_DISSECTOR_KEY(ENC_PORTS, enc_tp),
+	FL_DISSECTOR_KEY(ENC_IP, enc_ip),
+	FL_DISSECTOR_KEY(CT, ct),
+	FL_DISSECTOR_KEY(ENC_OPTS, enc_opts),
 };
 
 /* Like NL_SET_ERR_MSG_ATTR, for messages taken from the tables above */
@@ -455,11 +512,39 @@ static void fl_set_masked_key(struct fl_flow_key *mkey,
 		*lmkey++ = *lkey++ & *lmask++;
 }
 
+/* ct_state as the flower uAPI spells a conntrack entry's state */
+static u16 fl_ct_states[] = {
+	[IP_CT_ESTABLISHED]	  = TCA_FLOWER_KEY_CT_FLAGS_TRACKED |
+				    TCA_FLOWER_KEY_CT_FLAGS_ESTABLISHED,
+	[IP_CT_RELATED]		  = TCA_FLOWER_KEY_CT_FLAGS_TRACKED |
+				    TCA_FLOWER_KEY_CT_FLAGS_RELATED,
+	[IP_CT_NEW]		  = TCA_FLOWER_KEY_CT_FLAGS_TRACKED |
+				    TCA_FLOWER_KEY_CT_FLAGS_NEW,
+	[IP_CT_ESTABLISHED_REPLY] = TCA_FLOWER_KEY_CT_FLAGS_TRACKED |
+				    TCA_FLOWER_KEY_CT_FLAGS_ESTABLISHED |
+				    TCA_FLOWER_KEY_CT_FLAGS_REPLY,
+	[IP_CT_RELATED_REPLY]	  = TCA_FLOWER_KEY_CT_FLAGS_TRACKED |
+				    TCA_FLOWER_KEY_CT_FLAGS_RELATED |
+				    TCA_FLOWER_KEY_CT_FLAGS_REPLY,
+};
+
+/* The conntrack entry act_ct attached earlier in this tc pass, if any;
+ * a packet act_ct saw but could not track is +trk+inv in act_ct's zone.
+ */
+static void fl_dissect_ct(const struct sk_buff *skb,
+			  struct fl_flow_mask *mask, struct fl_flow_key *key)
+{
+	const struct tc_skb_cb *cb = tc_skb_cb(skb);
+
+	skb_flow_dissect_ct(skb, &mask->dissector, key, fl_ct_states,
+			    ARRAY_SIZE(fl_ct_states), cb->post_ct, cb->zone);
+}
+
 static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 		       struct tcf_result *res)
 {
 	struct cls_fl_head *head = rcu_dereference_bh(tp->root);
-	struct fl_flow_key skb_key, skb_mkey;
+	struct fl_flow_key skb_key;	/* one key: the stack frame is small */
 	struct fl_flow_mask *mask;
 	struct cls_fl_filter *f;
 
@@ -473,12 +558,15 @@ static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 	 */
 	memset(&skb_key, 0, mask->range.end);
 	skb_key.indev_ifindex = skb->skb_iif;
+	/* Each does nothing unless the mask uses its keys */
+	skb_flow_dissect_tunnel_info(skb, &mask->dissector, &skb_key);
+	fl_dissect_ct(skb, mask, &skb_key);
 	/* Keys are the outer headers': do not descend into a tunnel */
 	skb_flow_dissect(skb, &mask->dissector, &skb_key,
 			 FLOW_DISSECTOR_F_STOP_BEFORE_ENCAP);
-	fl_set_masked_key(&skb_mkey, &skb_key, mask);
+	fl_set_masked_key(&skb_key, &skb_key, mask);	/* in place */
 
-	f = rhashtable_lookup_fast(&mask->ht, fl_key_start(&skb_mkey, mask),
+	f = rhashtable_lookup_fast(&mask->ht, fl_key_start(&skb_key, mask),
 				   mask->ht_params);
 	if (!f)
 		return -1;
@@ -661,6 +749,13 @@ static bool fl_ip_proto_is(const struct fl_flow_key *key,
 	return mask->basic.ip_proto == 0xff && key->basic.ip_proto == ip_proto;
 }
 
+static bool fl_tunnel_is(const struct fl_flow_key *key,
+			 const struct fl_flow_key *mask, u16 addr_type)
+{
+	return mask->enc_control.addr_type == (u16)~0 &&
+	       key->enc_control.addr_type == addr_type;
+}
+
 static bool fl_need_met(const struct fl_flow_key *key,
 			const struct fl_flow_key *mask, enum fl_need need)
 {
@@ -700,6 +795,10 @@ static bool fl_need_met(const struct fl_flow_key *key,
 		return mask->pppoe.type;
 	case FL_NEED_L2TP:
 		return fl_ip_proto_is(key, mask, IPPROTO_L2TP);
+	case FL_NEED_ENC_IPV4:
+		return fl_tunnel_is(key, mask, FLOW_DISSECTOR_KEY_IPV4_ADDRS);
+	case FL_NEED_ENC_IPV6:
+		return fl_tunnel_is(key, mask, FLOW_DISSECTOR_KEY_IPV6_ADDRS);
 	}
 	return false;
 }
@@ -1146,9 +1245,10 @@ static int fl_set_key_val(struct nlattr **tb, const struct fl_key_desc *desc,
 		return -EINVAL;
 	}
 
-	memcpy((u8 *)key + desc->offset, nla_data(val), desc->len);
+	/* The policy fixes every length but ct_label's, which may be short */
+	nla_memcpy((u8 *)key + desc->offset, val, desc->len);
 	if (msk)
-		memcpy(mask_member, nla_data(msk), desc->len);
+		nla_memcpy(mask_member, msk, desc->len);
 	else
 		memset(mask_member, 0xff, desc->len);
 	return 0;
@@ -1184,6 +1284,271 @@ static int fl_check_tcp_flags(struct nlattr **tb,
 	return -EINVAL;
 }
 
+/*
+ * Both addr_type values of a tunnel have this bit: masked with it alone,
+ * the key says "the packet came through a tunnel" without a family.
+ */
+#define FL_TUNNEL_ANY	(FLOW_DISSECTOR_KEY_IPV4_ADDRS & \
+			 FLOW_DISSECTOR_KEY_IPV6_ADDRS)
+
+/*
+ * A tunnel key also asks that the packet came with tunnel metadata: without
+ * it the tunnel keys stay zero, and zero must not match a filter's
+ * enc_key_id 0.  Tunnel addresses also fix the family.
+ */
+static int fl_set_key_enc_control(struct nlattr **tb, struct fl_flow_key *key,
+				  struct fl_flow_key *mask,
+				  struct netlink_ext_ack *extack)
+{
+	static const int v4[] = {
+		TCA_FLOWER_KEY_ENC_IPV4_SRC, TCA_FLOWER_KEY_ENC_IPV4_SRC_MASK,
+		TCA_FLOWER_KEY_ENC_IPV4_DST, TCA_FLOWER_KEY_ENC_IPV4_DST_MASK,
+	};
+	static const int v6[] = {
+		TCA_FLOWER_KEY_ENC_IPV6_SRC, TCA_FLOWER_KEY_ENC_IPV6_SRC_MASK,
+		TCA_FLOWER_KEY_ENC_IPV6_DST, TCA_FLOWER_KEY_ENC_IPV6_DST_MASK,
+	};
+	static const int any[] = {
+		TCA_FLOWER_KEY_ENC_KEY_ID,
+		TCA_FLOWER_KEY_ENC_UDP_SRC_PORT,
+		TCA_FLOWER_KEY_ENC_UDP_SRC_PORT_MASK,
+		TCA_FLOWER_KEY_ENC_UDP_DST_PORT,
+		TCA_FLOWER_KEY_ENC_UDP_DST_PORT_MASK,
+		TCA_FLOWER_KEY_ENC_IP_TOS, TCA_FLOWER_KEY_ENC_IP_TOS_MASK,
+		TCA_FLOWER_KEY_ENC_IP_TTL, TCA_FLOWER_KEY_ENC_IP_TTL_MASK,
+		TCA_FLOWER_KEY_ENC_OPTS, TCA_FLOWER_KEY_ENC_OPTS_MASK,
+	};
+	struct nlattr *nla4 = fl_first_attr(tb, v4, ARRAY_SIZE(v4));
+	struct nlattr *nla6 = fl_first_attr(tb, v6, ARRAY_SIZE(v6));
+
+	BUILD_BUG_ON(!FL_TUNNEL_ANY);
+	if (nla4 && nla6) {
+		NL_SET_ERR_MSG_ATTR(extack, nla6,
+				    "IPv4 and IPv6 tunnel addresses cannot be combined");
+		return -EINVAL;
+	}
+
+	if (nla4 || nla6) {
+		key->enc_control.addr_type = nla4 ?
+					     FLOW_DISSECTOR_KEY_IPV4_ADDRS :
+					     FLOW_DISSECTOR_KEY_IPV6_ADDRS;
+		mask->enc_control.addr_type = ~0;
+	} else if (fl_first_attr(tb, any, ARRAY_SIZE(any))) {
+		key->enc_control.addr_type = FL_TUNNEL_ANY;
+		mask->enc_control.addr_type = FL_TUNNEL_ANY;
+	}
+	return 0;
+}
+
+/* The Geneve option at @off, laid out as on the wire */
+static struct geneve_opt *fl_geneve_opt(struct flow_dissector_key_enc_opts *o,
+					unsigned int off)
+{
+	return (struct geneve_opt *)&o->data[off];
+}
+
+static unsigned int fl_geneve_opt_len(const struct geneve_opt *opt)
+{
+	return sizeof(*opt) + opt->length * 4;
+}
+
+/* Appends one TCA_FLOWER_KEY_ENC_OPTS_GENEVE option to @opts */
+static int fl_set_geneve_opt(const struct nlattr *nla,
+			     struct flow_dissector_key_enc_opts *opts,
+			     struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[TCA_FLOWER_KEY_ENC_OPT_GENEVE_MAX + 1];
+	struct geneve_opt *opt;
+	struct nlattr *data;
+	int err, len;
+
+	err = __nla_parse(tb, TCA_FLOWER_KEY_ENC_OPT_GENEVE_MAX, nla_data(nla),
+			  nla_len(nla), fl_geneve_opt_policy, FL_NLA_VALIDATE,
+			  extack);
+	if (err)
+		return err;
+
+	data = tb[TCA_FLOWER_KEY_ENC_OPT_GENEVE_DATA];
+	if (!tb[TCA_FLOWER_KEY_ENC_OPT_GENEVE_CLASS] ||
+	    !tb[TCA_FLOWER_KEY_ENC_OPT_GENEVE_TYPE] || !data) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "Geneve option needs class, type and data");
+		return -EINVAL;
+	}
+	len = nla_len(data);
+	if (len < 4 || len > FL_GENEVE_DATA_MAX || len % 4) {
+		NL_SET_ERR_MSG_ATTR(extack, data,
+				    "Geneve option data must be 4 to 124 bytes, a multiple of 4");
+		return -EINVAL;
+	}
+	if (opts->len + sizeof(*opt) + len > sizeof(opts->data)) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "Geneve options longer than 255 bytes");
+		return -EINVAL;
+	}
+
+	opt = fl_geneve_opt(opts, opts->len);
+	opt->opt_class = nla_get_be16(tb[TCA_FLOWER_KEY_ENC_OPT_GENEVE_CLASS]);
+	opt->type = nla_get_u8(tb[TCA_FLOWER_KEY_ENC_OPT_GENEVE_TYPE]);
+	opt->length = len / 4;
+	memcpy(opt->opt_data, nla_data(data), len);
+	opts->len += fl_geneve_opt_len(opt);
+	return 0;
+}
+
+/* ENC_OPTS or ENC_OPTS_MASK: Geneve options, the only kind implemented */
+static int fl_set_enc_opts(const struct nlattr *list,
+			   struct flow_dissector_key_enc_opts *opts,
+			   struct netlink_ext_ack *extack)
+{
+	const struct nlattr *nla;
+	int rem, err;
+
+	nla_for_each_nested(nla, list, rem) {
+		if (nla_type(nla) != TCA_FLOWER_KEY_ENC_OPTS_GENEVE) {
+			NL_SET_ERR_MSG_ATTR(extack, nla,
+					    "Only Geneve tunnel options are supported");
+			return -EOPNOTSUPP;
+		}
+		err = fl_set_geneve_opt(nla, opts, extack);
+		if (err)
+			return err;
+	}
+	if (rem || !opts->len) {
+		NL_SET_ERR_MSG_ATTR(extack, list,
+				    "Malformed or empty tunnel options");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A mask's options must have the key's lengths; they then count exactly */
+static int fl_set_enc_opts_mask_lengths(struct flow_dissector_key_enc_opts *key,
+					struct flow_dissector_key_enc_opts *mask)
+{
+	unsigned int off = 0;
+
+	if (key->len != mask->len)
+		return -EINVAL;
+	while (off < key->len) {
+		struct geneve_opt *kopt = fl_geneve_opt(key, off);
+		struct geneve_opt *mopt = fl_geneve_opt(mask, off);
+
+		if (kopt->length != mopt->length)
+			return -EINVAL;
+		off += fl_geneve_opt_len(kopt);
+		mopt->length = 0x1f;	/* all 5 bits */
+	}
+	return 0;
+}
+
+/*
+ * Geneve options: the packet's options are exactly these, in this order
+ * (their lengths count), with the mask's bits of class, type and data.
+ * Without a mask every bit counts.
+ */
+static int fl_set_key_enc_opts(struct nlattr **tb, struct fl_flow_key *key,
+			       struct fl_flow_key *mask,
+			       struct netlink_ext_ack *extack)
+{
+	struct nlattr *val = tb[TCA_FLOWER_KEY_ENC_OPTS];
+	struct nlattr *msk = tb[TCA_FLOWER_KEY_ENC_OPTS_MASK];
+	int err;
+
+	if (!val) {
+		if (!msk)
+			return 0;
+		NL_SET_ERR_MSG_ATTR(extack, msk, "Mask given without its key");
+		return -EINVAL;
+	}
+
+	err = fl_set_enc_opts(val, &key->enc_opts, extack);
+	if (err)
+		return err;
+	if (msk) {
+		err = fl_set_enc_opts(msk, &mask->enc_opts, extack);
+		if (err)
+			return err;
+	} else {
+		mask->enc_opts = key->enc_opts;
+		memset(mask->enc_opts.data, 0xff, key->enc_opts.len);
+	}
+	if (fl_set_enc_opts_mask_lengths(&key->enc_opts, &mask->enc_opts)) {
+		NL_SET_ERR_MSG_ATTR(extack, msk,
+				    "Tunnel options mask does not have the options' lengths");
+		return -EINVAL;
+	}
+
+	key->enc_opts.dst_opt_type = TUNNEL_GENEVE_OPT;
+	mask->enc_opts.dst_opt_type = TUNNEL_OPTIONS_PRESENT;
+	mask->enc_opts.len = 0xff;
+	return 0;
+}
+
+/* Every ct_state flag the uAPI defines */
+#define FL_CT_FLAGS	(TCA_FLOWER_KEY_CT_FLAGS_NEW |			\
+			 TCA_FLOWER_KEY_CT_FLAGS_ESTABLISHED |		\
+			 TCA_FLOWER_KEY_CT_FLAGS_RELATED |		\
+			 TCA_FLOWER_KEY_CT_FLAGS_TRACKED |		\
+			 TCA_FLOWER_KEY_CT_FLAGS_INVALID |		\
+			 TCA_FLOWER_KEY_CT_FLAGS_REPLY)
+
+/* ct_state flags that no packet has together: such a filter never matches */
+static const char *fl_ct_state_error(u16 state)
+{
+	const u16 trk = TCA_FLOWER_KEY_CT_FLAGS_TRACKED;
+
+	if (state & ~FL_CT_FLAGS)
+		return "Unknown ct_state flags";
+	if (state && !(state & trk))
+		return "ct_state flags other than trk need +trk";
+	if ((state & TCA_FLOWER_KEY_CT_FLAGS_NEW) &&
+	    (state & (TCA_FLOWER_KEY_CT_FLAGS_ESTABLISHED |
+		      TCA_FLOWER_KEY_CT_FLAGS_REPLY)))
+		return "ct_state +new excludes +est and +rpl";
+	if ((state & TCA_FLOWER_KEY_CT_FLAGS_INVALID) &&
+	    (state & ~(trk | TCA_FLOWER_KEY_CT_FLAGS_INVALID)))
+		return "ct_state +inv goes with +trk alone";
+	return NULL;
+}
+
+/* The conntrack keys this kernel fills, and ct_state flags that can match */
+static int fl_check_ct(struct nlattr **tb, const struct fl_flow_key *key,
+		       const struct fl_flow_key *mask,
+		       struct netlink_ext_ack *extack)
+{
+	static const struct {
+		int type;
+		bool built;
+		const char *msg;
+	} ct_keys[] = {
+		{ TCA_FLOWER_KEY_CT_STATE, IS_ENABLED(CONFIG_NF_CONNTRACK),
+		  "ct_state needs conntrack (CONFIG_NF_CONNTRACK)" },
+		{ TCA_FLOWER_KEY_CT_ZONE, IS_ENABLED(CONFIG_NF_CONNTRACK_ZONES),
+		  "ct_zone needs conntrack zones (CONFIG_NF_CONNTRACK_ZONES)" },
+		{ TCA_FLOWER_KEY_CT_MARK, IS_ENABLED(CONFIG_NF_CONNTRACK_MARK),
+		  "ct_mark needs conntrack marks (CONFIG_NF_CONNTRACK_MARK)" },
+		{ TCA_FLOWER_KEY_CT_LABELS,
+		  IS_ENABLED(CONFIG_NF_CONNTRACK_LABELS),
+		  "ct_label needs conntrack labels (CONFIG_NF_CONNTRACK_LABELS)" },
+	};
+	const char *msg;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ct_keys); i++) {
+		if (tb[ct_keys[i].type] && !ct_keys[i].built) {
+			fl_set_err(extack, tb[ct_keys[i].type], ct_keys[i].msg);
+			return -EOPNOTSUPP;
+		}
+	}
+
+	msg = fl_ct_state_error(key->ct.ct_state & mask->ct.ct_state);
+	if (!msg)
+		return 0;
+	fl_set_err(extack, tb[TCA_FLOWER_KEY_CT_STATE], msg);
+	return -EINVAL;
+}
+
 static int fl_set_key(struct net *net, struct nlattr **tb, __be16 protocol,
 		      struct fl_flow_key *key, struct fl_flow_key *mask,
 		      struct netlink_ext_ack *extack)
@@ -1193,7 +1558,9 @@ static int fl_set_key(struct net *net, struct nlattr **tb, __be16 protocol,
 	err = fl_set_key_indev(net, tb, key, mask, extack) ?:
 	      fl_set_key_eth_type(tb, protocol, key, mask, extack) ?:
 	      fl_set_key_ip_flags(tb, key, mask, extack) ?:
-	      fl_set_key_mpls(tb, key, mask, extack);
+	      fl_set_key_mpls(tb, key, mask, extack) ?:
+	      fl_set_key_enc_control(tb, key, mask, extack) ?:
+	      fl_set_key_enc_opts(tb, key, mask, extack);
 	if (err)
 		return err;
 
@@ -1203,7 +1570,8 @@ static int fl_set_key(struct net *net, struct nlattr **tb, __be16 protocol,
 			return err;
 	}
 	fl_set_key_addr_type(key, mask, tb);
-	return fl_check_tcp_flags(tb, mask, extack);
+	return fl_check_tcp_flags(tb, mask, extack) ?:
+	       fl_check_ct(tb, key, mask, extack);
 }
 
 /* Parses everything but the handle; nothing is visible to classify yet */
@@ -1718,6 +2086,51 @@ static int fl_dump_key_mpls(struct sk_buff *skb,
 	return fl_dump_key_lse(skb, types, &key->mpls.ls[0], first);
 }
 
+/* One list of Geneve options, laid out as the key's (the mask's own
+ * lengths are all ones)
+ */
+static int fl_dump_geneve_opts(struct sk_buff *skb, int type,
+			       const struct flow_dissector_key_enc_opts *opts,
+			       const struct flow_dissector_key_enc_opts *key)
+{
+	struct nlattr *list, *nest;
+	unsigned int off, len;
+
+	list = nla_nest_start(skb, type);
+	if (!list)
+		return -EMSGSIZE;
+	for (off = 0; off < key->len; off += sizeof(struct geneve_opt) + len) {
+		const struct geneve_opt *kopt = (void *)&key->data[off];
+		const struct geneve_opt *opt = (void *)&opts->data[off];
+
+		len = kopt->length * 4;
+		nest = nla_nest_start(skb, TCA_FLOWER_KEY_ENC_OPTS_GENEVE);
+		if (!nest ||
+		    nla_put_be16(skb, TCA_FLOWER_KEY_ENC_OPT_GENEVE_CLASS,
+				 opt->opt_class) ||
+		    nla_put_u8(skb, TCA_FLOWER_KEY_ENC_OPT_GENEVE_TYPE,
+			       opt->type) ||
+		    nla_put(skb, TCA_FLOWER_KEY_ENC_OPT_GENEVE_DATA, len,
+			    opt->opt_data))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	nla_nest_end(skb, list);
+	return 0;
+}
+
+static int fl_dump_key_enc_opts(struct sk_buff *skb,
+				const struct fl_flow_key *key,
+				const struct fl_flow_key *mask)
+{
+	if (!mask->enc_opts.len)
+		return 0;
+	return fl_dump_geneve_opts(skb, TCA_FLOWER_KEY_ENC_OPTS,
+				   &key->enc_opts, &key->enc_opts) ?:
+	       fl_dump_geneve_opts(skb, TCA_FLOWER_KEY_ENC_OPTS_MASK,
+				   &mask->enc_opts, &key->enc_opts);
+}
+
 static int fl_dump_key(struct sk_buff *skb, struct net *net,
 		       const struct fl_flow_key *key,
 		       const struct fl_flow_key *mask)
@@ -1734,7 +2147,8 @@ static int fl_dump_key(struct sk_buff *skb, struct net *net,
 
 	if (fl_dump_key_eth_type(skb, key, mask) ||
 	    fl_dump_key_ip_flags(skb, key, mask) ||
-	    fl_dump_key_mpls(skb, key, mask))
+	    fl_dump_key_mpls(skb, key, mask) ||
+	    fl_dump_key_enc_opts(skb, key, mask))
 		return -EMSGSIZE;
 
 	for (i = 0; i < ARRAY_SIZE(fl_keys); i++)
