@@ -33,7 +33,6 @@ import argparse
 import collections
 import errno
 import json
-import os
 import random
 import struct
 import subprocess
@@ -41,12 +40,11 @@ import sys
 import time
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-from nlsock import (NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL,  # noqa: E402
-                    NLM_F_REPLACE, NLM_F_REQUEST, RTM_DELTFILTER,
-                    RTM_GETTFILTER, RTM_NEWTFILTER, TC_H_INGRESS, NLSock,
-                    Timeout, decode_filter, encode, flowernl)
-import flower_attrs  # noqa: E402  (tdc/ is on the path: nlsock)
+from stress.nlsock import (NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL,
+                           NLM_F_REPLACE, NLM_F_REQUEST, RTM_DELTFILTER,
+                           RTM_GETTFILTER, RTM_NEWTFILTER, TC_H_INGRESS,
+                           NLSock, Timeout, decode_filter, encode, flowernl)
+from tdc import flower_attrs
 
 # --- the classifier's attribute table (mirrors cls_flower.c) ---------------
 A = {a.name: a.number for a in flower_attrs.TABLE}
@@ -104,10 +102,11 @@ for _v, _m, _mem, _off, _ln, _need in KEYS:
 for _n, _ln in OTHER_LEN.items():
     ATTR_LEN[A[_n] if _n in A else A['KEY_' + _n]] = _ln
 # cls_flower's fl_unsupported_msg[]: refused by name.  The keys it has
-# beyond the model's (ip_flags, cvlan, num_of_vlans, MPLS, PPPoE, L2TPv3)
-# are neither generated nor modelled here; the corpus covers them.
+# beyond the model's (ip_flags, cvlan, num_of_vlans, MPLS, PPPoE, L2TPv3,
+# the tunnel enc_* and conntrack ct_* keys) are neither generated nor
+# modelled here; the corpus covers them.
 UNSUPPORTED = [A[n] for n in A if n.startswith(
-    ('KEY_ENC_', 'KEY_CT_', 'KEY_HASH', 'KEY_PORT_', 'IN_HW_COUNT'))]
+    ('KEY_HASH', 'KEY_PORT_', 'IN_HW_COUNT'))]
 # The netlink policy's length errors: byte strings have a length range
 BINARY_LENGTHS = (6, 16)
 
@@ -1330,7 +1329,7 @@ class Gen:
 
 
 def _walk(data):
-    from nlsock import walk_attrs
+    from stress.nlsock import walk_attrs
     return walk_attrs(data)
 
 
