@@ -1957,7 +1957,12 @@ static int fl_dump_key_vlans(struct sk_buff *skb,
 			     const struct fl_flow_key *key,
 			     const struct fl_flow_key *mask)
 {
-	if (nla_put_be16(skb, TCA_FLOWER_KEY_ETH_TYPE, key->vlan.vlan_tpid) ||
+	/* As the in-tree flower: the innermost ethertype, which Open vSwitch
+	 * compares with the type after the tags it asked for; nothing when
+	 * the filter gives only tags.  The TPID is the filter's protocol.
+	 */
+	if ((mask->basic.n_proto &&
+	     nla_put_be16(skb, TCA_FLOWER_KEY_ETH_TYPE, key->basic.n_proto)) ||
 	    fl_dump_key_tag(skb, TCA_FLOWER_KEY_VLAN_ID,
 			    TCA_FLOWER_KEY_VLAN_PRIO, &key->vlan, &mask->vlan))
 		return -EMSGSIZE;
