@@ -3,6 +3,7 @@
 #   make run            everything for the main job: packages, kernel,
 #                       initramfs, then tdc's flower suite in the guest
 #   make test           packages, kernel, initramfs, then tdc/gate.py
+#                       (python3 -m tdc.gate)
 #   make kernel         build bzImage + modules   (VARIANT=ours|stock|debug)
 #   make initramfs      build/initramfs.cpio.gz
 #   make guest          kernel + initramfs
@@ -28,7 +29,9 @@ JOBS           ?= $(shell nproc)
 
 # Debian packages the build and the guest need (make deps installs the
 # missing ones, without their recommends: scapy alone would otherwise
-# pull in ffmpeg, GTK and speech tools).  Why each is here:
+# pull in ffmpeg, GTK and speech tools; and with a policy-rc.d that keeps
+# their services, Open vSwitch's above all, from starting on this host:
+# they run only in the guest).  Why each is here:
 #   linux-source-6.1 .. libssl-dev, bc bison flex   the kernel tree, built
 #   qemu-system-x86 busybox-static cpio kmod        the guest and its modules
 #   python3-pyroute2 python3-scapy                  tdc, flowernl, packets
@@ -83,8 +86,13 @@ deps:
 		echo "deps: installing" $$missing; \
 		sudo=; [ "$$(id -u)" = 0 ] || sudo=sudo; \
 		$$sudo apt-get update -q; \
-		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q \
-			--no-install-recommends $$missing; \
+		norc=; if [ ! -e /usr/sbin/policy-rc.d ]; then norc=1; \
+			printf '#!/bin/sh\nexit 101\n' | $$sudo tee /usr/sbin/policy-rc.d >/dev/null; \
+			$$sudo chmod +x /usr/sbin/policy-rc.d; fi; \
+		rc=0; DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q \
+			--no-install-recommends $$missing || rc=$$?; \
+		if [ -n "$$norc" ]; then $$sudo rm -f /usr/sbin/policy-rc.d; fi; \
+		exit $$rc; \
 	fi
 
 # ---------------------------------------------------------------------------
@@ -132,12 +140,12 @@ guest: kernel initramfs
 run:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory guest
-	$(REPO)/guest/run --variant $(VARIANT) -- $(PYTHON) tdc/tdc.py -c flower -J 2
+	$(REPO)/guest/run --variant $(VARIANT) -- $(PYTHON) -m tdc.tdc -c flower -J 2
 
 test:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory guest
-	cd $(REPO) && $(PYTHON) tdc/gate.py
+	cd $(REPO) && $(PYTHON) -m tdc.gate
 
 # The 6.1 tree's own flower cases, by path (never copied into the repo);
 # results in build/guest-out/upstream-<variant>.tap.
@@ -146,7 +154,7 @@ upstream:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory guest
 	$(REPO)/guest/run --variant $(VARIANT) --timeout 7200 --mem 6G -- \
-		$(PYTHON) tdc/tdc.py --plugin nsPlugin --timeout 1800 \
+		$(PYTHON) -m tdc.tdc --plugin nsPlugin --timeout 1800 \
 		--tap build/guest-out/upstream-$(VARIANT).tap \
 		-f $(UPSTREAM_CASES)/tests.json -f $(UPSTREAM_CASES)/concurrency.json
 
@@ -165,14 +173,14 @@ compare:
 		start=$$(date +%s); rc=0; \
 		$(REPO)/guest/run --variant $$v --timeout 7200 \
 			--console-log $(BUILD)/logs/console-compare-$$v.log -- \
-			$(PYTHON) tdc/tdc.py -c flower \
+			$(PYTHON) -m tdc.tdc -c flower \
 			--tap $(COMPARE_OUT)/$$v.tap >$(COMPARE_OUT)/$$v.out 2>&1 || rc=$$?; \
 		took=$$(( $$(date +%s) - start )); \
 		echo "$$v=$$took" >>$(COMPARE_OUT)/seconds; \
 		echo "compare: $$v: guest exit $$rc, $$took s," \
 			"$$(tail -n 1 $(COMPARE_OUT)/$$v.out)"; \
 	done
-	$(PYTHON) $(REPO)/tdc/compare.py --ours $(COMPARE_OUT)/ours.tap \
+	cd $(REPO) && $(PYTHON) -m tdc.compare --ours $(COMPARE_OUT)/ours.tap \
 		--stock $(COMPARE_OUT)/stock.tap --out $(COMPARE_REPORT) \
 		$$(sed 's/^/--seconds /' $(COMPARE_OUT)/seconds)
 
@@ -200,3 +208,4 @@ include $(REPO)/bench/bench.mk
 include $(REPO)/stress/stress.mk
 include $(REPO)/selftests/selftests.mk
 include $(REPO)/difftest/difftest.mk
+include $(REPO)/ovs/ovs.mk

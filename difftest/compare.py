@@ -29,10 +29,10 @@ import sys
 import time
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gen as G             # noqa: E402
-import keys as K            # noqa: E402
-import packets as P         # noqa: E402
+
+from difftest import gen as G
+from difftest import keys as K
+from difftest import packets as P
 
 # Declared differences: class (c), by design.  key -> (title, reason).
 DESIGN = {

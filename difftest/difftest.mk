@@ -75,7 +75,7 @@ stock-ext-locked: tree-pristine
 difftest-run:
 	@mkdir -p $(DT_OUT)
 	@start=$$(date +%s); \
-	$(PYTHON) $(REPO)/difftest/gen.py --seed $(DT_SEED) --batches $(DT_BATCHES) \
+	cd $(REPO) && $(PYTHON) -m difftest.gen --seed $(DT_SEED) --batches $(DT_BATCHES) \
 		--filters $(DT_FILTERS) --out $(DT_OUT)/$(DT_NAME).json; \
 	for v in ours stock; do \
 		t0=$$(date +%s); \
@@ -86,7 +86,7 @@ difftest-run:
 		echo "difftest: $$v: $$(( $$(date +%s) - t0 )) s wall (boot included)"; \
 		echo "$$v=$$(( $$(date +%s) - t0 ))" >$(DT_OUT)/$(DT_NAME)-$$v.wall; \
 	done; \
-	$(PYTHON) $(REPO)/difftest/compare.py --cases $(DT_OUT)/$(DT_NAME).json \
+	$(PYTHON) -m difftest.compare --cases $(DT_OUT)/$(DT_NAME).json \
 		--ours $(DT_OUT)/$(DT_NAME)-ours.json --stock $(DT_OUT)/$(DT_NAME)-stock.json \
 		--shrink-out $(DT_OUT)/$(DT_NAME)-shrink.json; \
 	shrink=; \
@@ -99,7 +99,7 @@ difftest-run:
 		done; \
 		shrink="--shrink $(DT_OUT)/$(DT_NAME)-shrink.json"; \
 	fi; \
-	$(PYTHON) $(REPO)/difftest/compare.py --cases $(DT_OUT)/$(DT_NAME).json \
+	$(PYTHON) -m difftest.compare --cases $(DT_OUT)/$(DT_NAME).json \
 		--ours $(DT_OUT)/$(DT_NAME)-ours.json --stock $(DT_OUT)/$(DT_NAME)-stock.json \
 		$$shrink --tdc-out $(DT_OUT)/$(DT_NAME)-tdc.json \
 		--wall $$(( $$(date +%s) - start )) $(DT_DOCARG) --final

@@ -18,14 +18,13 @@ TCA_OPTIONS attributes, and a packet its spec and frame bytes (hex).
 """
 import argparse
 import json
-import os
 import random
 import sys
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import keys as K            # noqa: E402
-import packets as P         # noqa: E402
+
+from difftest import keys as K
+from difftest import packets as P
 
 RX_DEV = 'dtr'   # the veth end whose ingress holds the filters
 TX_DEV = 'dtx'   # its peer, where frames are sent

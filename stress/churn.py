@@ -46,12 +46,11 @@ import sys
 import time
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-from nlsock import (NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE,  # noqa: E402
-                    NLM_F_ACK, NLM_F_REQUEST, RTM_DELTFILTER,
-                    RTM_NEWTFILTER, TC_H_INGRESS, NLSock, Timeout,
-                    decode_filter, encode)
-import flower_attrs  # noqa: E402  (tdc/ is on the path: nlsock)
+from stress.nlsock import (NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE,
+                           NLM_F_ACK, NLM_F_REQUEST, RTM_DELTFILTER,
+                           RTM_NEWTFILTER, TC_H_INGRESS, NLSock, Timeout,
+                           decode_filter, encode)
+from tdc import flower_attrs
 
 ETH_P_IP = 0x0800
 TC_ACT_OK, TC_ACT_SHOT = 0, 2

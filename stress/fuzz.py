@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """stress/fuzz.py - seeded netlink fuzzer for the single-mask flower.
 
-Runs in the test guest (guest/run ... -- /usr/bin/python3 stress/fuzz.py).
+Runs in the test guest (guest/run ... -- /usr/bin/python3 -m stress.fuzz).
 Sends raw RTM_NEWTFILTER / RTM_DELTFILTER / RTM_GETTFILTER requests to an
 ingress qdisc on a dummy device: valid adds, replaces, changes, deletes
 and gets mixed with broken ones (wrong attribute lengths, masks without

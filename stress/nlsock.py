@@ -14,17 +14,14 @@ import os
 import select
 import socket
 import struct
-import sys
 import time
 
-HERE = os.path.dirname(os.path.realpath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'tdc'))
-
-import flowernl  # noqa: E402
-from pyroute2.netlink import (NLM_F_ACK, NLM_F_CREATE, NLM_F_DUMP,  # noqa: E402
+from pyroute2.netlink import (NLM_F_ACK, NLM_F_CREATE, NLM_F_DUMP,
                               NLM_F_EXCL, NLM_F_REPLACE, NLM_F_REQUEST)
-from pyroute2.netlink.rtnl import (RTM_DELTFILTER, RTM_GETTFILTER,  # noqa: E402
+from pyroute2.netlink.rtnl import (RTM_DELTFILTER, RTM_GETTFILTER,
                                    RTM_NEWTFILTER)
+
+from tdc import flowernl
 
 SOL_NETLINK = 270
 NETLINK_CAP_ACK = 10

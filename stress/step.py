@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """stress/step.py - run stress/suite.sh parts in the guest, from the host.
 
-usage: stress/step.py [--variant V] [--timeout S] [--each] [--name NAME]
-                      [-e VAR=VALUE]... [--append ARGS]
+usage: python3 -m stress.step [--variant V] [--timeout S] [--each]
+                      [--name NAME] [-e VAR=VALUE]... [--append ARGS]
                       [--part-append PART=ARGS]... PART...
+       (from the repository root)
 
 Boots the guest (guest/run) once for all PARTs, or once per part with
 --each, running `sh stress/suite.sh PART...` with the -e environment
@@ -34,8 +35,8 @@ import time
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-import scan_console  # noqa: E402
+
+from stress import scan_console
 
 RESULT_RE = re.compile(r'^(\d+) passed, (\d+) failed$')
 VERBOSE_RE = re.compile(r'CMD started after ([\d.]+) s, total ([\d.]+) s')

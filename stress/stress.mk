@@ -20,7 +20,7 @@
 
 STRESS_REPO    := $(or $(REPO),$(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..))
 STRESS_PY      := $(or $(PYTHON),/usr/bin/python3)
-STRESS_STEP    := $(STRESS_PY) $(STRESS_REPO)/stress/step.py
+STRESS_STEP    := cd $(STRESS_REPO) && $(STRESS_PY) -m stress.step
 
 STRESS_VARIANT      ?= debug
 STRESS_SEED         ?= 1

@@ -25,6 +25,8 @@
 
 PY=/usr/bin/python3
 HERE=$(dirname "$0")
+# the parts are modules of the repository's packages (python3 -m)
+cd "$HERE/.." || exit 2
 SEED=${STRESS_SEED:-1}
 OUT=${STRESS_OUT:-${TDC_GUEST_OUT:-/tmp}/stress}
 mkdir -p "$OUT"
@@ -37,7 +39,7 @@ total_p=0
 total_f=0
 rc=0
 for part in "$@"; do
-	cmd="$PY $HERE/$part.py"
+	cmd="$PY -m stress.$part"
 	case $part in
 	fuzz)
 		set -- --seed "$SEED" --count "${FUZZ_COUNT:-2000}" \
@@ -50,7 +52,7 @@ for part in "$@"; do
 			--space-runs "${LIFE_SPACE_RUNS:-30}"
 		for s in ${LIFE_SKIP:-}; do set -- "$@" --skip "$s"; done ;;
 	corpus)
-		cmd="$PY $HERE/../tdc/tdc.py"
+		cmd="$PY -m tdc.tdc"
 		set -- -c flower --timeout "${CORPUS_TIMEOUT:-180}" \
 			--tap "$OUT/corpus.tap" ;;
 	*)

@@ -8,9 +8,11 @@ a second and a Python start with pyroute2 some eight seconds, so:
 * a command without shell syntax (no | & ; < > ( ) $ ` \\ * ? [ ] # ~ { }
   and a first word that is a program, not a builtin) is executed
   directly, without the shell;
-* such a command that is `/usr/bin/python3 <tdc>/flowernl.py ...` ($FLNL)
-  runs flowernl.main() in a fork of the runner, which has pyroute2
-  imported already: same argv, output and exit status, no new Python.
+* such a command that is `$FLNL ...` (FLNL below: `python3 -m
+  tdc.flowernl` with this repository as PYTHONPATH, so that it runs from
+  any directory) runs flowernl.main() in a fork of the runner, which has
+  pyroute2 imported already: same argv, output and exit status, no new
+  Python.
 
 `preexec` (from the plugins, e.g. nsPlugin entering the case's network
 namespace) runs in the child before the command.
@@ -26,9 +28,12 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.realpath(__file__))
-FLOWERNL = os.path.join(HERE, 'flowernl.py')
+REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 PYTHON = '/usr/bin/python3'
+# -P: the current directory does not come first on the module path (a tdc/
+# there would shadow the package with tdc/tdc.py)
+FLNL_ARGV = ['env', 'PYTHONPATH=' + REPO, PYTHON, '-P', '-m', 'tdc.flowernl']
+FLNL = ' '.join(shlex.quote(word) for word in FLNL_ARGV)
 
 SHELL_SYNTAX = re.compile(r'[|&;<>()$`\\*?\[\]#~{}\n]')
 SHELL_WORDS = {'!', 'time', 'exec', 'command', 'builtin', 'eval'}
@@ -63,9 +68,9 @@ def simple_argv(command):
 def run(command, cwd, timeout, preexec=None):
     """Run `command` (a shell command line) -> Outcome."""
     argv = simple_argv(command)
-    if argv and argv[0] == PYTHON and len(argv) > 1 and \
-            os.path.realpath(argv[1]) == FLOWERNL:
-        return _run_flowernl_forked(command, argv[2:], cwd, timeout, preexec)
+    if argv and argv[:len(FLNL_ARGV)] == FLNL_ARGV:
+        return _run_flowernl_forked(command, argv[len(FLNL_ARGV):], cwd,
+                                    timeout, preexec)
     proc = subprocess.Popen(argv or command, shell=argv is None, cwd=cwd,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True,
@@ -83,7 +88,7 @@ def run(command, cwd, timeout, preexec=None):
 
 
 def _run_flowernl_forked(command, args, cwd, timeout, preexec):
-    import flowernl                 # pyroute2: imported once, here
+    from tdc import flowernl        # pyroute2: imported once, here
     sys.stdout.flush()
     sys.stderr.flush()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -97,7 +102,7 @@ def _run_flowernl_forked(command, args, cwd, timeout, preexec):
                 os.dup2(err.fileno(), 2)
                 if preexec:
                     preexec()
-                sys.argv = [FLOWERNL] + args
+                sys.argv = [flowernl.__file__] + args
                 code = flowernl.main(args)
             except SystemExit as exc:                   # argparse errors
                 code = exc.code if isinstance(exc.code, int) else 2

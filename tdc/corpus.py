@@ -9,9 +9,15 @@ whole tree, every case has the full upstream set of fields, and a case
 under filters/flower/ is in category "flower".  It prints each problem and
 a final line "N passed, N failed" (cases without / with problems, plus
 one check of the corpus size: at least --min-flower cases in category
-"flower", at least --min-packets of them with a scapy block).
+"flower", at least --min-packets of them with a scapy block).  Its
+strict checks include upstream_problems(): every case must be one that
+upstream's current tdc.py can run (one command per setup entry, no
+command line that its nsPlugin would run only in part inside the case's
+namespace, only upstream's variables, matchJSON on JSON output), except
+that a case may use $FLNL when it says so (category "flowernl",
+dependsOn "$FLNL --help").
 
-usage: corpus.py [--min-flower N] [--min-packets N] [DIR]
+usage: python3 -m tdc.corpus [--min-flower N] [--min-packets N] [DIR]
        (default: the repository's tc-tests/, 400 and 100)
 """
 
@@ -19,6 +25,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import sys
 
 HERE = os.path.dirname(os.path.realpath(__file__))
@@ -27,12 +34,13 @@ DEFAULT_DIR = os.path.join(os.path.dirname(HERE), 'tc-tests')
 ID_RE = re.compile(r'^[0-9a-f]{4}$')
 STRICT_FIELDS = ('id', 'name', 'category', 'plugins', 'setup',
                  'cmdUnderTest', 'expExitCode', 'teardown')
-# Every key a case may have (upstream's, plus our timeout); a key starting
-# with "__" is a comment (upstream uses "__comment").  Anything else is a
-# misspelling that would silently drop a check ("matchPatern").
+# Every key a case may have (upstream's, plus our timeout and
+# matchJSONExact, which upstream ignores); a key starting with "__" is a
+# comment (upstream uses "__comment").  Anything else is a misspelling
+# that would silently drop a check ("matchPatern").
 KNOWN_FIELDS = frozenset(STRICT_FIELDS + (
-    'verifyCmd', 'matchPattern', 'matchCount', 'matchJSON', 'skip',
-    'dependsOn', 'scapy', 'timeout'))
+    'verifyCmd', 'matchPattern', 'matchCount', 'matchJSON',
+    'matchJSONExact', 'skip', 'dependsOn', 'scapy', 'timeout'))
 
 
 def case_files(paths):
@@ -123,6 +131,9 @@ def case_problems(case):
                         'nothing would be verified')
     if 'matchCount' in case and 'matchPattern' not in case:
         problems.append('matchCount without matchPattern')
+    if 'matchJSONExact' in case and (case['matchJSONExact'] is not True or
+                                     'matchJSON' not in case):
+        problems.append('matchJSONExact is not true next to a matchJSON')
     if 'matchPattern' in case:
         try:
             re.compile(case['matchPattern'])
@@ -144,6 +155,182 @@ def case_problems(case):
     return problems
 
 
+# --- what upstream's tdc.py can run -----------------------------------------
+# Upstream (Linux 6.6 on) runs every command as a shell command line, with
+# "$IP netns exec $NS " put in front of it by nsPlugin, in an empty
+# environment, with the variables of its tdc_config.py (NAMES; TESTID it
+# sets for each case) substituted; it reads verifyCmd and, with
+# matchPattern, matchCount of every case; a required plugin it cannot
+# find stops the whole run.
+UPSTREAM_NAMES = frozenset((
+    'TC', 'IP', 'DEV0', 'DEV1', 'DEV2', 'DUMMY', 'ETH', 'BATCH_FILE',
+    'BATCH_DIR', 'TIMEOUT', 'NS', 'EBPFDIR', 'TESTID'))
+UPSTREAM_PLUGINS = frozenset((
+    'nsPlugin', 'scapyPlugin', 'buildebpfPlugin', 'rootPlugin',
+    'valgrindPlugin'))
+# Ours: $FLNL, the raw netlink tool.  A case using it says so, and skips
+# where $FLNL is not defined (upstream: unless its tdc_config_local.py
+# defines FLNL in EXTRA_NAMES).
+FLNL_CATEGORY = 'flowernl'
+FLNL_PROBE = '$FLNL --help'
+# What a pipeline may pass its output on to: programs that only filter
+# text, which do the same outside the case's namespace, where upstream's
+# nsPlugin leaves every part of a command line but the first.
+TEXT_FILTERS = frozenset((
+    'grep', 'egrep', 'fgrep', 'wc', 'sed', 'awk', 'head', 'tail', 'sort',
+    'uniq', 'cut', 'tr'))
+# First words `ip netns exec` cannot exec (shell syntax and builtins).
+SHELL_WORDS = frozenset((
+    '!', '{', '}', '(', ')', 'if', 'for', 'while', 'until', 'case', 'cd',
+    'export', 'exit', 'set', 'unset', 'source', '.', 'eval', 'exec',
+    'local', 'return', 'read', 'alias'))
+VARIABLE_RE = re.compile(r'\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})')
+CONTROL_OPERATORS = ('&&', '||', ';;', '|&', ';', '|', '&', '\n')
+
+
+def shell_split(command):
+    """Split a shell command line at its control operators outside quotes
+    -> ([(operator before the part, or '', part)...], whether it has a
+    command substitution ($(...) or `...` outside single quotes), whether
+    a quote is left open)."""
+    parts, current, before = [], [], ''
+    quote, substitution, i = None, False, 0
+    while i < len(command):
+        ch = command[i]
+        if quote == "'":
+            quote = None if ch == "'" else quote
+        elif ch == '\\':
+            current.append(command[i:i + 2])
+            i += 2
+            continue
+        elif ch == '`' or command.startswith('$(', i):
+            substitution = True
+        elif quote == '"':
+            quote = None if ch == '"' else quote
+        elif ch in '\'"':
+            quote = ch
+        else:
+            found = next((op for op in CONTROL_OPERATORS
+                          if command.startswith(op, i)), None)
+            if found == '&' and (command[i - 1:i] in ('<', '>') or
+                                 command[i + 1:i + 2] == '>'):
+                found = None                # 2>&1, &>: a redirection
+            if found:
+                parts.append((before, ''.join(current)))
+                current, before = [], found
+                i += len(found)
+                continue
+        current.append(ch)
+        i += 1
+    parts.append((before, ''.join(current)))
+    return parts, substitution, quote is not None
+
+
+def _first_word(text):
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        words = text.split()
+    return words[0] if words else ''
+
+
+def prints_json(command):
+    """Whether a verify command prints JSON: tc -j ..., $FLNL show|get."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    if words[:1] == ['$TC']:
+        options = []
+        for word in words[1:]:
+            if not word.startswith('-'):
+                break
+            options.append(word.lstrip('-'))
+        return any(o in ('j', 'json') for o in options)
+    return words[:1] == ['$FLNL'] and words[1:2] in (['show'], ['get'])
+
+
+def case_commands(case):
+    """[(field, command)] of every command of a case."""
+    found = []
+    for field in ('dependsOn', 'cmdUnderTest', 'verifyCmd'):
+        if isinstance(case.get(field), str):
+            found.append((field, case[field]))
+    for field in ('setup', 'teardown'):
+        entries = case.get(field, [])
+        for entry in entries if isinstance(entries, list) else []:
+            command = entry[0] if isinstance(entry, list) and entry \
+                else entry
+            if isinstance(command, str):
+                found.append((field, command))
+    return found
+
+
+def upstream_problems(case):
+    """Why upstream's tdc.py could not run `case` as ours does (see above
+    UPSTREAM_NAMES); empty if it can."""
+    problems, uses_flnl = [], False
+    for field, command in case_commands(case):
+        where = '{} {!r}: '.format(field, command)
+        for match in VARIABLE_RE.finditer(command):
+            name = match.group(1) or match.group(2)
+            if name == 'FLNL':
+                uses_flnl |= field != 'dependsOn'     # not the probe
+            elif name not in UPSTREAM_NAMES:
+                problems.append(where + '${} is not one of upstream '
+                                'tdc\'s variables'.format(name))
+        parts, substitution, open_quote = shell_split(command)
+        if open_quote:
+            problems.append(where + 'a quote is not closed')
+        if substitution:
+            problems.append(where + 'upstream runs a $(...) or `...` '
+                            'outside the namespace')
+        for before, part in parts:
+            word = _first_word(part)
+            if before in ('|', '|&'):
+                if word not in TEXT_FILTERS:
+                    problems.append(where + 'upstream runs {!r} after a '
+                                    'pipe outside the namespace'.format(
+                                        part.strip()))
+            elif before:
+                problems.append(where + '{!r}: one command per entry; '
+                                'upstream runs what follows outside the '
+                                'namespace'.format(before))
+            elif word in SHELL_WORDS or '=' in word:
+                problems.append(where + '{!r} is not a program that ip '
+                                'netns exec can run'.format(word))
+        if ' '.join(command.split()) != command:
+            problems.append(where + 'upstream joins the words with single '
+                            'spaces')
+    category = case.get('category', [])
+    if uses_flnl and (FLNL_CATEGORY not in category or
+                      case.get('dependsOn') != FLNL_PROBE):
+        problems.append('uses $FLNL (ours) but is not in category {!r} '
+                        'with dependsOn {!r}'.format(FLNL_CATEGORY,
+                                                     FLNL_PROBE))
+    if not uses_flnl and FLNL_CATEGORY in category:
+        problems.append('in category {!r} but does not use $FLNL'.format(
+            FLNL_CATEGORY))
+    if not case.get('verifyCmd'):
+        problems.append('no verifyCmd (upstream reads it in every case)')
+    if 'matchPattern' in case and 'matchCount' not in case:
+        problems.append('matchPattern without matchCount (upstream reads '
+                        'it)')
+    if 'matchPattern' in case and prints_json(case.get('verifyCmd', '')):
+        problems.append('verifyCmd prints JSON: match it with matchJSON')
+    for name in required_plugins(case):
+        if name not in UPSTREAM_PLUGINS:
+            problems.append('plugin {} is not one of upstream\'s'.format(
+                name))
+    scapy = case.get('scapy', [])
+    for block in scapy if isinstance(scapy, list) else [scapy]:
+        if isinstance(block, dict) and not isinstance(block.get('count'),
+                                                      int):
+            problems.append('scapy count {!r} is not a number (upstream '
+                            'counts with range())'.format(block.get('count')))
+    return problems
+
+
 def strict_case_problems(case, relpath):
     """case_problems() plus the repository's own rules."""
     problems = case_problems(case)
@@ -158,6 +345,7 @@ def strict_case_problems(case, relpath):
                         'filters/flower/)')
     if case.get('scapy') and 'scapyPlugin' not in required_plugins(case):
         problems.append('has a scapy block but does not require scapyPlugin')
+    problems += ['upstream: ' + p for p in upstream_problems(case)]
     return problems
 
 

@@ -54,7 +54,6 @@ import socket
 import sys
 from contextlib import redirect_stderr, redirect_stdout
 
-import flower_attrs
 from pyroute2 import IPRoute
 from pyroute2.netlink import (NLM_F_ACK, NLM_F_CREATE, NLM_F_DUMP,
                               NLM_F_EXCL, NLM_F_REPLACE, NLM_F_REQUEST, nla)
@@ -66,6 +65,8 @@ from pyroute2.netlink.rtnl.tcmsg import tcmsg
 from pyroute2.netlink.rtnl.tcmsg.common import tc_actions
 from pyroute2.netlink.rtnl.tcmsg.common_act import (get_tca_action,
                                                     tca_act_prio)
+
+from tdc import flower_attrs
 
 # (TCA_FLOWER_<suffix>, nla type) in the order of the 6.1 enum, from the
 # one table of them (flower_attrs.py: numbers, types, lengths, masks).

@@ -23,15 +23,25 @@ the JSON here on the host (a runner that stops early, or selects other
 cases in the guest, does not pass).  Exit status 1 if anything failed,
 else 0.
 
-usage: gate.py [STAGE...]     (default: all; --list shows them)
+usage: python3 -m tdc.gate [STAGE...]   (from the repository root;
+                                          default: all; --list shows them)
 """
 
-import collections
-import functools
 import os
-import re
-import subprocess
 import sys
+
+if __name__ == '__main__' and not __package__:
+    # run as a file (tdc/gate.py): tdc/ would be first on the module path
+    # and "tdc" tdc/tdc.py; run as the module, with the repository as the
+    # module path, instead
+    os.execve(sys.executable, [sys.executable, '-P', '-m', 'tdc.gate'] +
+              sys.argv[1:], dict(os.environ, PYTHONPATH=os.path.dirname(
+                  os.path.dirname(os.path.realpath(__file__)))))
+
+import collections                  # noqa: E402
+import functools                    # noqa: E402
+import re                           # noqa: E402
+import subprocess                   # noqa: E402
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(HERE)
@@ -93,7 +103,7 @@ def tdc_summary(output, tdc_args):
 def selected_cases(tdc_args):
     """The cases tdc.py would run with these arguments, read on the host
     (no plugin is loaded, nothing runs)."""
-    import tdc                      # noqa: E402 (this directory)
+    from tdc import tdc
     home = os.getcwd()
     os.chdir(REPO)                  # where the stage runs
     try:
@@ -108,7 +118,7 @@ GUEST_PYTHON = ['guest/run', '--timeout', '7200', '--', PY]
 
 def tdc_stage(name, tdc_args, python=GUEST_PYTHON):
     """A stage running tdc.py --strict with `tdc_args` (in the guest)."""
-    return Stage(name, list(python) + ['tdc/tdc.py', '--strict'] +
+    return Stage(name, list(python) + ['-m', 'tdc.tdc', '--strict'] +
                  list(tdc_args),
                  functools.partial(tdc_summary, tdc_args=tdc_args))
 
@@ -117,9 +127,9 @@ def tdc_stage(name, tdc_args, python=GUEST_PYTHON):
 # is emulated (TCG).  The tree's own flower cases (with their 1M-filter
 # batches) are too slow for CI's budget here: `make upstream` runs them.
 STAGES = [
-    Stage('unit', [PY, '-m', 'unittest', 'discover', '-s', 'tdc/tests',
-                   '-v'], unittest_summary),
-    Stage('corpus', [PY, 'tdc/corpus.py', 'tc-tests'], summary_line),
+    Stage('unit', [PY, '-m', 'unittest', 'discover', '-v'],
+          unittest_summary),
+    Stage('corpus', [PY, '-m', 'tdc.corpus', 'tc-tests'], summary_line),
     Stage('kernel', ['guest/kernel-checks'], summary_line),
     tdc_stage('flower', ['-c', 'flower', '-J', '2']),
     # oracles nobody here wrote: the tree's tc_flower.sh, and the stock
@@ -128,6 +138,9 @@ STAGES = [
                                'selftests-flower'], summary_line),
     Stage('difftest-smoke', ['make', '--no-print-directory',
                              'difftest-smoke'], summary_line),
+    # a real client: Open vSwitch's tc offload (start, L2 with VLAN, L3/L4)
+    Stage('ovs-smoke', ['make', '--no-print-directory', 'ovs-smoke'],
+          summary_line),
     Stage('bench-smoke', ['make', '--no-print-directory', 'bench-smoke'],
           summary_line),
     Stage('stress-smoke', ['make', '--no-print-directory', 'stress-smoke'],

@@ -2,12 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 """tdc.py - run tc test cases written in upstream tdc's JSON format.
 
+Run it from the repository root as `python3 -m tdc.tdc ...` (the
+harness is the package tdc/, next to plugins/); `tdc/tdc.py ...` from
+anywhere does the same (it re-executes itself that way).
+
 A case: id, name, category, plugins.requires, setup, cmdUnderTest,
 expExitCode, verifyCmd, matchPattern + matchCount (default 1) or
-matchJSON, teardown, skip ("yes"), dependsOn (a probe command: the case
-skips unless it exits 0), scapy (scapyPlugin), timeout (seconds, for each
-of its commands).  setup/teardown entries are a command or [command,
-allowed exit codes...].  Commands are shell command lines in which $TC,
+matchJSON (+ matchJSONExact: true, ours: the parsed output must equal
+matchJSON, where upstream only wants it contained), teardown, skip
+("yes"), dependsOn (a probe command: the case skips unless it exits 0),
+scapy (scapyPlugin), timeout (seconds, for each of its commands; ours).
+setup/teardown entries are a command or [command, allowed exit
+codes...].  Consecutive setup commands run in one shell, each checked
+against its exit codes as if alone (an exec costs tenths of a second in
+the emulated guest); a $FLNL command runs alone, in a fork of the
+runner.  Commands are shell command lines in which $TC,
 $IP, $DEV0, $DEV1, $DEV2, $DUMMY, $NS, $BATCH_FILE, $FLNL ... are
 substituted (string.Template); they run with the directory that holds
 the case file's tc-tests/ as working directory (upstream cases call
@@ -22,36 +31,44 @@ A case that skips for a reason it does not declare (declared: "skip":
 "yes", or its dependsOn probe failing), e.g. a plugin that does not
 load, fails: a run that ran nothing must not look green.  --lenient
 counts such skips as skips, as upstream does (--strict, the default, is
-kept for the gate's command line).  Exit status 1 if a case failed, 4 if no case was
-selected, else 0.
+kept for the gate's command line).  Exit status 1 if a case failed, 4 if
+no case was selected, else 0.
 
 Options as upstream's tdc.py where upstream has them (-f -D -c -e -p -d
 -l -s -i -v -J --format -o); ours: --plugin, --strict/--lenient, --shard, --tap,
 --timeout.
 """
 
-import argparse
-import collections
-import concurrent.futures
-import importlib
-import json
-import multiprocessing
 import os
-import re
-import secrets
-import string
 import sys
-import time
-import zlib
-from xml.etree import ElementTree
+
+if __name__ == '__main__' and not __package__:
+    # run as a file: then tdc/ is first on the module path and "tdc" is
+    # this file, not the package; run as the module, with the repository
+    # as the module path, instead
+    os.execve(sys.executable, [sys.executable, '-P', '-m', 'tdc.tdc'] +
+              sys.argv[1:], dict(os.environ, PYTHONPATH=os.path.dirname(
+                  os.path.dirname(os.path.realpath(__file__)))))
+
+import argparse                                 # noqa: E402
+import collections                              # noqa: E402
+import concurrent.futures                       # noqa: E402
+import importlib                                # noqa: E402
+import json                                     # noqa: E402
+import multiprocessing                          # noqa: E402
+import re                                       # noqa: E402
+import secrets                                  # noqa: E402
+import string                                   # noqa: E402
+import time                                     # noqa: E402
+import zlib                                     # noqa: E402
+from xml.etree import ElementTree               # noqa: E402
+
+from plugins.TdcPlugin import SkipCase          # noqa: E402
+from tdc import corpus                          # noqa: E402
+from tdc.commands import FLNL, PYTHON, Outcome, run as run_command  # noqa: E402
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(HERE)
-sys.path[:0] = [HERE, REPO]
-
-import corpus                                   # noqa: E402
-from commands import PYTHON, Outcome, run as run_command  # noqa: E402,F401
-from plugins.TdcPlugin import SkipCase          # noqa: E402
 
 OUTPUT_LINES = 40       # of a failing command's output, in the TAP report
 
@@ -74,7 +91,7 @@ BASE_NAMES = {
     'NS': 'tcut',
     'EBPFDIR': './',
     'PYTHON': PYTHON,
-    'FLNL': '{} {}'.format(PYTHON, os.path.join(HERE, 'flowernl.py')),
+    'FLNL': FLNL,
 }
 
 
@@ -110,6 +127,51 @@ def command_and_codes(entry):
     if isinstance(entry, list):
         return entry[0], [int(code) for code in entry[1:]]
     return entry, [0]
+
+
+# --- setup commands in one shell ---------------------------------------------
+BATCH_MARK = '__tdc_setup_failed__'
+
+
+def setup_groups(entries):
+    """Setup entries -> [[(command, codes)...]]: runs of consecutive
+    commands that share one shell; a $FLNL command is a group of its own
+    (commands.run runs it in a fork of the runner)."""
+    groups, run = [], []
+    for entry in entries:
+        command, codes = command_and_codes(entry)
+        if command.lstrip().startswith('$FLNL'):
+            groups += [run] if run else []
+            groups.append([(command, codes)])
+            run = []
+        else:
+            run.append((command, codes))
+    return groups + ([run] if run else [])
+
+
+def batch_script(entries):
+    """One shell script running the (command, codes) in order, each in a
+    subshell of its own (as if alone: an exit, a cd or a variable stays
+    there); after the first whose exit code is not in its codes it writes
+    "BATCH_MARK index code" on stderr and exits 1."""
+    lines = []
+    for index, (command, codes) in enumerate(entries):
+        lines += ['(', command, ')',
+                  'tdc_rc=$?; case $tdc_rc in {}) ;; *) echo "{} {} '
+                  '$tdc_rc" >&2; exit 1 ;; esac'.format(
+                      '|'.join(str(code) for code in codes), BATCH_MARK,
+                      index)]
+    return '\n'.join(lines) + '\n'
+
+
+def batch_failure(err):
+    """(index, exit code, stderr without the mark) of the command that
+    stopped a batch_script(), or None if none did."""
+    found = re.search(r'^{} (\d+) (\d+)\n?\Z'.format(BATCH_MARK), err,
+                      re.MULTILINE)
+    if not found:
+        return None
+    return int(found.group(1)), int(found.group(2)), err[:found.start()]
 
 
 def tc_root(path):
@@ -195,6 +257,41 @@ def json_mismatch(output, expected, path='$', key_value=False):
     return None
 
 
+def json_difference(output, expected, path='$'):
+    """None if `output` equals `expected` (JSON values), else where and how
+    they first differ."""
+    if isinstance(expected, dict) and isinstance(output, dict):
+        for key in expected:
+            if key not in output:
+                return '{}: no key {!r}'.format(path, key)
+        for key in output:
+            if key not in expected:
+                return '{}: key {!r} ({}) not expected'.format(
+                    path, key, json.dumps(output[key]))
+        for key, value in expected.items():
+            found = json_difference(output[key], value,
+                                    '{}.{}'.format(path, key))
+            if found:
+                return found
+        return None
+    if isinstance(expected, list) and isinstance(output, list):
+        for index, (out, exp) in enumerate(zip(output, expected)):
+            found = json_difference(out, exp, '{}[{}]'.format(path, index))
+            if found:
+                return found
+        if len(output) != len(expected):
+            return '{}: {} elements, expected {}{}'.format(
+                path, len(output), len(expected), (
+                    '; the first not expected: ' +
+                    json.dumps(output[len(expected)]))
+                if len(output) > len(expected) else '')
+        return None
+    if type(output) is not type(expected) or output != expected:
+        return '{}: expected {}, got {}'.format(path, json.dumps(expected),
+                                                json.dumps(output))
+    return None
+
+
 def verify(case, outcome):
     """Raise CaseFailed unless the verify command's output matches."""
     text = outcome.output()
@@ -204,6 +301,11 @@ def verify(case, outcome):
         except ValueError as exc:
             raise CaseFailed('verify', 'output is not JSON: {}'.format(exc),
                              outcome=outcome)
+        if case.get('matchJSONExact'):
+            mismatch = json_difference(data, case['matchJSON'])
+            if mismatch:
+                raise CaseFailed('verify', 'matchJSON (exact): ' + mismatch,
+                                 outcome=outcome)
         mismatch = json_mismatch(data, case['matchJSON'])
         if mismatch:
             raise CaseFailed('verify', 'matchJSON: ' + mismatch,
@@ -447,6 +549,34 @@ class Runner:
                     return '${} is empty (nsPlugin provides it)'.format(var)
         return None
 
+    def run_setup_batch(self, group, names, cwd, timeout):
+        """Setup commands [(command, codes)] in one shell; CaseFailed for
+        the first one whose exit code is not allowed, as if it had run
+        alone (its output comes with that of the commands before it)."""
+        entries = [(self.plugins.adjust('setup', substitute(command, names)),
+                    codes) for command, codes in group]
+        for command, _ in entries:
+            self.log('setup: ' + command)
+        outcome = run_command(batch_script(entries), cwd,
+                              timeout * len(entries),
+                              self.plugins.preexec('setup'))
+        if self.verbose > 1:
+            self.log(outcome.out + outcome.err)
+        failed = batch_failure(outcome.err)
+        if failed:
+            index, code, err = failed
+            command, codes = entries[index]
+            raise CaseFailed('setup', 'exit code {}, allowed {}{}'.format(
+                code, codes, ' (after {} setup command(s) in the same '
+                'shell)'.format(index) if index else ''),
+                outcome=Outcome(command, code, outcome.out, err))
+        if outcome.code != 0:
+            raise CaseFailed('setup', '{} setup commands in one shell: {}'
+                             .format(len(entries), _exit_text(outcome.code)),
+                             outcome=Outcome(' ; '.join(
+                                 c for c, _ in entries), outcome.code,
+                                 outcome.out, outcome.err))
+
     def run_stages(self, case, names, cwd, timeout):
         def run(stage, command):
             command = self.plugins.adjust(stage, substitute(command, names))
@@ -464,8 +594,11 @@ class Runner:
                     case['dependsOn'], _exit_text(probe.code)))
         failure = None
         try:
-            for entry in case.get('setup', []):
-                command, codes = command_and_codes(entry)
+            for group in setup_groups(case.get('setup', [])):
+                if len(group) > 1:
+                    self.run_setup_batch(group, names, cwd, timeout)
+                    continue
+                command, codes = group[0]
                 outcome = run('setup', command)
                 if outcome.code not in codes:
                     raise CaseFailed('setup', '{}, allowed {}'.format(

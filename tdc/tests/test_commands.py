@@ -3,15 +3,11 @@
 the same results a shell would give."""
 
 import os
-import sys
 import unittest
 
-TDC_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-sys.path.insert(0, TDC_DIR)
+from tdc import commands
 
-import commands                                 # noqa: E402
-
-FLNL = '/usr/bin/python3 ' + os.path.join(TDC_DIR, 'flowernl.py')
+FLNL = commands.FLNL
 
 
 def run(command, timeout=30, preexec=None):

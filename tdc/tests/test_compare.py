@@ -2,14 +2,10 @@
 """compare.py: TAP parsing and the grouping of differences by cause."""
 
 import os
-import sys
 import tempfile
 import unittest
 
-TDC_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-sys.path.insert(0, TDC_DIR)
-
-import compare                                  # noqa: E402
+from tdc import compare
 
 OURS = """ok 1 - aaa1 mask mismatch refused
 ok 2 - aaa2 dst_ip /0 matches all

@@ -4,14 +4,13 @@
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 
-TDC_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-sys.path.insert(0, TDC_DIR)
+from tdc import corpus
 
-import corpus                                   # noqa: E402
+TDC_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+REPO = os.path.dirname(TDC_DIR)
 
 
 def good_case(cid, **fields):
@@ -56,9 +55,8 @@ class TestTree(unittest.TestCase):
         self.assertEqual(proc.stdout.splitlines()[-1], '2 passed, 1 failed')
 
     def run_program(self, *args):
-        return subprocess.run(['/usr/bin/python3',
-                               os.path.join(TDC_DIR, 'corpus.py')] +
-                              list(args) + [self.root],
+        return subprocess.run(['/usr/bin/python3', '-m', 'tdc.corpus'] +
+                              list(args) + [self.root], cwd=REPO,
                               capture_output=True, text=True)
 
     def test_size_counts_flower_cases_and_packet_cases(self):

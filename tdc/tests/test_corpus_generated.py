@@ -4,7 +4,7 @@ tc-tests/generate.py writes, and the corpus is as large as the issue asks
 (400+ flower cases, 100+ of them sending packets with scapy), with ids
 unique over the whole of tc-tests/.
 
-Run on the host: python3 -m unittest discover -s tdc/tests
+Run on the host, from the repository root: python3 -m unittest discover
 (generate.py needs scapy to compute packet sizes: use /usr/bin/python3).
 """
 
@@ -44,12 +44,14 @@ class TestGeneratedCorpus(unittest.TestCase):
             path = os.path.join(FLOWER_DIR, name)
             with self.subTest(file=name):
                 self.assertTrue(os.path.exists(path),
-                                '%s is missing: run tc-tests/generate.py'
+                                '%s is missing: run python3 -m '
+                                'tc-tests.generate'
                                 % path)
                 with open(path) as f:
                     self.assertEqual(
                         f.read(), text, '%s differs from what '
-                        'tc-tests/generate.py writes: run it' % path)
+                        'tc-tests/generate.py writes: run python3 -m '
+                        'tc-tests.generate' % path)
 
     def test_no_left_over_generated_files(self):
         self.assertEqual(self.gen.leftovers(self.files), [])

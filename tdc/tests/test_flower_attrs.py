@@ -4,15 +4,12 @@ enum and stock cls_flower.c's fl_policy."""
 
 import os
 import re
-import sys
 import unittest
+
+from tdc import flower_attrs, flowernl
 
 TDC_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 REPO = os.path.dirname(TDC_DIR)
-sys.path.insert(0, TDC_DIR)
-
-import flower_attrs                             # noqa: E402
-import flowernl                                 # noqa: E402
 
 PRISTINE = os.path.join(REPO, 'build/src/pristine')
 

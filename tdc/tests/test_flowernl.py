@@ -3,21 +3,17 @@
 pyroute2 and decoded back, without a socket (no kernel involved)."""
 
 import io
-import os
 import socket
 import struct
 import sys
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
-TDC_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-sys.path.insert(0, TDC_DIR)
+from pyroute2.netlink.exceptions import NetlinkError
+from pyroute2.netlink.rtnl.marshal import MarshalRtnl
+from pyroute2.netlink.rtnl.tcmsg import tcmsg
 
-import flower_attrs                             # noqa: E402
-import flowernl                                 # noqa: E402
-from pyroute2.netlink.exceptions import NetlinkError          # noqa: E402
-from pyroute2.netlink.rtnl.marshal import MarshalRtnl         # noqa: E402
-from pyroute2.netlink.rtnl.tcmsg import tcmsg                 # noqa: E402
+from tdc import flower_attrs, flowernl
 
 
 

@@ -4,17 +4,13 @@
 import io
 import json
 import os
-import sys
 import tempfile
 import unittest
 from contextlib import redirect_stdout
 from unittest import mock
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(
-    __file__))))
-
-import gate                                     # noqa: E402
-from test_tdc import case                       # noqa: E402
+from tdc import gate
+from tdc.tests.test_tdc import case
 
 PY = '/usr/bin/python3'
 

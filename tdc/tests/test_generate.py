@@ -10,7 +10,7 @@ import os
 import tempfile
 import unittest
 
-from test_corpus_generated import FLOWER_DIR, REPO, load_generator
+from tdc.tests.test_corpus_generated import FLOWER_DIR, REPO, load_generator
 
 GEN = load_generator()
 

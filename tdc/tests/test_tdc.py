@@ -6,21 +6,20 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 import unittest
 from xml.etree import ElementTree
 
+from plugins.TdcPlugin import SkipCase, TdcPlugin
+from tdc import tdc
+
 HERE = os.path.dirname(os.path.realpath(__file__))
 TDC_DIR = os.path.dirname(HERE)
-sys.path.insert(0, TDC_DIR)
-
-import tdc                                      # noqa: E402
-from plugins.TdcPlugin import SkipCase, TdcPlugin   # noqa: E402
+REPO = os.path.dirname(TDC_DIR)
 
 PYTHON = '/usr/bin/python3'
-TDC = os.path.join(TDC_DIR, 'tdc.py')
+TDC = [PYTHON, '-m', 'tdc.tdc']          # from REPO
 
 
 def case(cid, **fields):
@@ -43,8 +42,9 @@ class CaseDir:
             json.dump(cases, f)
 
     def run_tdc(self, *options):
-        return subprocess.run([PYTHON, TDC, '-f', self.path] + list(options),
-                              capture_output=True, text=True, timeout=60)
+        return subprocess.run(TDC + ['-f', self.path] + list(options),
+                              cwd=REPO, capture_output=True, text=True,
+                              timeout=60)
 
     def file(self, name):
         return os.path.join(self.root, name)
@@ -76,8 +76,8 @@ class TestSubstitution(unittest.TestCase):
         self.assertTrue(names['BATCH_FILE'].startswith('/tmp/'))
         self.assertTrue(names['BATCH_DIR'].startswith('/tmp/'))
         self.assertEqual(names['DEV2'], '')
-        self.assertIn('flowernl.py', names['FLNL'])
-        self.assertTrue(names['FLNL'].startswith('/usr/bin/python3 '))
+        self.assertIn(' /usr/bin/python3 -P -m tdc.flowernl', names['FLNL'])
+        self.assertIn('PYTHONPATH=' + REPO + ' ', names['FLNL'])
         self.assertEqual(tdc.substitute('$TC -b $BATCH_FILE ${DEV1}x $NOPE',
                                         names),
                          '{} -b {} v0p1x $NOPE'.format(
@@ -157,6 +157,67 @@ class TestVerify(unittest.TestCase):
         with self.assertRaises(tdc.CaseFailed) as cm:
             tdc.verify({'matchJSON': []}, self.outcome('not json'))
         self.assertIn('not JSON', '\n'.join(cm.exception.lines))
+
+
+class TestExactJSON(unittest.TestCase):
+    def outcome(self, out):
+        return tdc.Outcome('cmd', 0, out, '')
+
+    def test_exact_needs_equality(self):
+        case_ = {'matchJSON': [{'a': 1}], 'matchJSONExact': True}
+        tdc.verify(case_, self.outcome('[{"a": 1}]'))
+        for out, where in (('[{"a": 1, "b": 2}]', "$[0]: key 'b'"),
+                           ('[{"a": 1}, {}]', '$: 2 elements, expected 1'),
+                           ('[{"a": 2}]', '$[0].a: expected 1, got 2'),
+                           ('[{"a": true}]', '$[0].a: expected 1, got true')):
+            with self.assertRaises(tdc.CaseFailed) as cm:
+                tdc.verify(case_, self.outcome(out))
+            self.assertIn(where, '\n'.join(cm.exception.lines))
+
+    def test_without_the_flag_more_is_fine(self):
+        tdc.verify({'matchJSON': [{'a': 1}]},
+                   self.outcome('[{"a": 1, "b": 2}, {}]'))
+
+    def test_key_order_does_not_matter(self):
+        self.assertIsNone(tdc.json_difference({'b': 1, 'a': [2]},
+                                              {'a': [2], 'b': 1}))
+
+
+class TestSetupBatch(unittest.TestCase):
+    def test_groups(self):
+        groups = tdc.setup_groups(['a', ['b', 1], '$FLNL x', 'c',
+                                   '$FLNL y', '$FLNL z'])
+        self.assertEqual(groups, [[('a', [0]), ('b', [1])], [('$FLNL x', [0])],
+                                  [('c', [0])], [('$FLNL y', [0])],
+                                  [('$FLNL z', [0])]])
+
+    def test_commands_share_one_shell_and_keep_their_codes(self):
+        marker = tempfile.NamedTemporaryFile(delete=False)
+        self.addCleanup(os.unlink, marker.name)
+        counts, lines = run_in_process([case('0001', setup=[
+            'echo one > ' + marker.name, ['false', 1], ['exit 3', 3, 4],
+            'echo two >> ' + marker.name], cmdUnderTest='cat ' + marker.name,
+            verifyCmd='cat ' + marker.name, matchPattern=r'\Aone\ntwo\n\Z')])
+        self.assertEqual(counts['pass'], 1, lines)
+
+    def test_the_failing_command_is_named(self):
+        counts, lines = run_in_process([case('0001', setup=[
+            'echo before', 'echo oops >&2; false', 'echo never'],
+            teardown=['true'])])
+        self.assertEqual(counts['fail'], 1)
+        self.assertIn('# stage: setup', lines)
+        self.assertIn('# exit code 1, allowed [0] (after 1 setup command(s) '
+                      'in the same shell)', lines)
+        self.assertIn('# command: echo oops >&2; false', lines)
+        self.assertIn('#   oops', lines)
+        self.assertFalse(any('never' in line for line in lines[:-1]), lines)
+        self.assertFalse(any(tdc.BATCH_MARK in line for line in lines), lines)
+
+    def test_a_shell_error_fails_the_batch(self):
+        counts, lines = run_in_process([case('0001', setup=[
+            'true', 'echo "unclosed'])])
+        self.assertEqual(counts['fail'], 1)
+        self.assertIn('# stage: setup', lines)
 
 
 class Recorder(TdcPlugin):
@@ -481,9 +542,9 @@ class TestTdcProgram(unittest.TestCase):
         other = self.dir.file('tc-tests/u.json')
         with open(other, 'w') as f:
             json.dump([{'name': 'also new'}, case('00bb')], f)
-        proc = subprocess.run([PYTHON, TDC, '-i', '-D',
-                               self.dir.file('tc-tests')],
-                              capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(TDC + ['-i', '-D', self.dir.file('tc-tests')],
+                              cwd=REPO, capture_output=True, text=True,
+                              timeout=60)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         ids = []
         for path in (self.dir.path, other):
@@ -501,7 +562,7 @@ class TestTdcProgram(unittest.TestCase):
         # the ids stay: a second run changes nothing
         with open(self.dir.path) as f:
             before = f.read()
-        subprocess.run([PYTHON, TDC, '-i', '-f', self.dir.path],
+        subprocess.run(TDC + ['-i', '-f', self.dir.path], cwd=REPO,
                        capture_output=True, timeout=60)
         with open(self.dir.path) as f:
             self.assertEqual(f.read(), before)
@@ -554,13 +615,24 @@ class TestTdcProgram(unittest.TestCase):
         proc = self.dir.run_tdc('-d', 'eth9', '-J', '2')
         self.assertEqual(proc.returncode, 2)        # refused
 
+    def test_the_file_runs_as_the_module(self):
+        # upstream users run ./tdc.py: tdc/tdc.py re-executes itself as
+        # python3 -m tdc.tdc, from any directory
+        self.dir = CaseDir([case('0001'), case('0002')])
+        self.addCleanup(self.dir.close)
+        proc = subprocess.run([PYTHON, os.path.join(TDC_DIR, 'tdc.py'), '-l',
+                               '-f', self.dir.path], cwd=TDC_DIR,
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(len(proc.stdout.splitlines()), 2, proc.stdout)
+
     def test_scapy_case_without_scapy_skips(self):
         # python -S: no site-packages, so scapy cannot be imported
         self.dir = CaseDir([case('0001', scapy={'iface': 'lo', 'count': 1,
                                                 'packet': 'Ether()'})])
         self.addCleanup(self.dir.close)
-        proc = subprocess.run([PYTHON, '-S', TDC, '--lenient', '-f',
-                               self.dir.path],
+        proc = subprocess.run([PYTHON, '-S', '-m', 'tdc.tdc', '--lenient',
+                               '-f', self.dir.path], cwd=REPO,
                               capture_output=True, text=True, timeout=60)
         lines = proc.stdout.splitlines()
         self.assertEqual(lines[-1], '0 passed, 0 failed, 1 skipped',
