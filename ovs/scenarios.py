@@ -1,0 +1,880 @@
+#!/usr/bin/python3
+"""Open vSwitch's tc offload on our flower: the scenarios, run in the guest.
+
+usage: scenarios.py [--json FILE] [--logs DIR] SCENARIO...
+       scenarios.py serve tcp|udp ADDR PORT      (helpers for the traffic,
+       scenarios.py client tcp|udp ADDR PORT      run inside a namespace)
+
+SCENARIO: l2, l3l4, ct, tunnel, or all.  Starts ovsdb-server and
+ovs-vswitchd (the host's Debian 3.1 binaries, state in the guest's /tmp and
+/run) with hw-offload=true, tc-policy=skip_hw, then per scenario makes a
+bridge whose ports are veths into two namespaces, installs OpenFlow rules,
+sends traffic and checks:
+
+  traffic      each ping / TCP / UDP exchange does what the rules say
+  offloaded    `dpctl/dump-flows type=tc,offloaded` holds the scenario's
+               flows (per scenario: which kinds must be there)
+  kernel-dp    `dpctl/dump-flows type=ovs` (the openvswitch kernel
+               datapath, where a flow stays when its flower add fails)
+               holds no flow
+  tc-counts    `tc -s filter show dev PORT ingress` on every port that
+               received traffic shows flower filters that counted packets
+  log          the ovs-vswitchd log written during the scenario has no
+               'acknowledgment does not match', 'failed to offload', |ERR|
+               or offload-module |WARN| line
+
+Every check prints `ok` or `FAIL` with its scenario; a scenario that cannot
+run prints SKIP with a reason and counts as failed.  The last line is
+`N passed, N failed` (checks).  --json writes everything the report
+(ovs/report.py) needs; --logs copies the OVS logs there.  Exit 1 if any
+check failed.
+"""
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+PY = '/usr/bin/python3'
+STATE = '/tmp/ovs'                  # db, logs, pid files' friends
+RUNDIR = '/run/openvswitch'         # db.sock, pid files, mgmt sockets
+VSWITCHD_LOG = STATE + '/ovs-vswitchd.log'
+OVSDB_LOG = STATE + '/ovsdb-server.log'
+ENV = dict(os.environ, OVS_RUNDIR=RUNDIR, OVS_DBDIR=STATE, OVS_LOGDIR=STATE,
+           OVS_SYSCONFDIR=STATE + '/etc')
+
+# Log lines that fail a scenario: OVS's own words for "the kernel's echo of
+# a flower add differs from the request", "a flow could not be offloaded"
+# (EOPNOTSUPP/ENOSPC are logged at DBG, which we turn on, other errors at
+# ERR), any ERR/EMER line, and warnings of the offload modules.
+BAD_LOG_RE = re.compile(
+    r'acknowledgment does not match|failed to offload|\|(ERR|EMER)\|'
+    r'|\|(tc|netdev_offload_tc|netdev_offload|dpif_netlink)'
+    r'(\([^)]*\))?\|WARN\|')
+# Lines that explain why a flow stayed in the kernel datapath (besides the
+# kernel's extack for a refused flower add, see filter_naks()).
+WHY_LOG_RE = re.compile(
+    r'failed to offload|isn\'t supported|unsupported|compare failed'
+    r'|acknowledgment does not match')
+# netlink_socket at DBG: a NAK follows the error message it explains,
+# which names the request's type; 44 is RTM_NEWTFILTER.
+NAK_RE = re.compile(r'received NAK error=\d+ - .*')
+NEWTFILTER_RE = re.compile(r'in-reply-to\(nl\(len:\d+, type=44\(')
+
+
+def filter_naks(text):
+    """The kernel's answers (errno - extack) to refused filter adds."""
+    res, prev = [], ''
+    for line in text.splitlines():
+        m = NAK_RE.search(line)
+        if m and NEWTFILTER_RE.search(prev):
+            res.append(m.group(0))
+        if '|netlink_socket' in line and not m:
+            prev = line
+    return res
+
+
+def why_lines(text):
+    """Log lines that say why something was not offloaded, the flow of
+    each acknowledgment mismatch (the put that dpif_netlink logs next in
+    the same thread), then the extack of each refused flower add."""
+    lines = text.splitlines()
+    res = []
+    for i, l in enumerate(lines):
+        if not WHY_LOG_RE.search(l):
+            continue
+        res.append(l.split('|', 4)[-1])
+        thread = re.search(r'\|[a-z_]+(\([^)]*\))\|', l)
+        if 'acknowledgment does not match' not in l or not thread:
+            continue
+        for nxt in lines[i + 1:i + 8]:
+            m = re.search(r'put\[\w+\] ufid:\S+ (.*)', nxt)
+            if m and thread.group(1) in nxt:
+                res.append('mismatch on the flow: ' +
+                           re.sub(r'\w+\(0/0\),', '', m.group(1)))
+                break
+    return res + ['kernel: ' + n for n in filter_naks(text)]
+
+
+# --------------------------------------------------------------------------
+# Running things
+
+def run(cmd, timeout=60, check=False, quiet=False):
+    """Run a shell command; return (rc, stdout+stderr)."""
+    try:
+        p = subprocess.run(cmd, shell=True, env=ENV, timeout=timeout,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True,
+                           errors='replace')
+        rc, out = p.returncode, p.stdout
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout or ''
+        if isinstance(out, bytes):
+            out = out.decode(errors='replace')
+        rc, out = 124, out + '\n(timeout after %s s)' % timeout
+    if rc and not quiet:
+        print('  $ %s -> %d: %s' % (cmd, rc, out.strip()[-600:]), flush=True)
+    if check and rc:
+        raise Setup('%s: exit %d: %s' % (cmd, rc, out.strip()[-300:]))
+    return rc, out
+
+
+class Setup(Exception):
+    """A scenario could not be set up (it is then SKIPped, i.e. failed)."""
+
+
+def vsctl(args, timeout=60):
+    return run('ovs-vsctl --timeout=%d %s' % (timeout, args),
+               timeout=timeout + 10, check=True)[1]
+
+
+def ofctl(bridge, flows):
+    """Replace the bridge's OpenFlow table with `flows` (one per line)."""
+    path = '%s/%s.flows' % (STATE, bridge)
+    with open(path, 'w') as f:
+        f.write('\n'.join(flows) + '\n')
+    # OpenFlow 1.3: ovs-ofctl's default (OF1.0 + NXM) cannot replace
+    # flows in tables other than 0.
+    run('ovs-ofctl -O OpenFlow13 replace-flows %s %s' % (bridge, path),
+        check=True)
+
+
+def appctl(args, timeout=60):
+    return run('ovs-appctl --timeout=%d %s' % (timeout, args),
+               timeout=timeout + 10)[1]
+
+
+# --------------------------------------------------------------------------
+# OVS itself
+
+def uptime():
+    with open('/proc/uptime') as f:
+        return float(f.read().split()[0])
+
+
+def start_ovs():
+    os.makedirs(RUNDIR, exist_ok=True)
+    os.makedirs(STATE + '/etc/openvswitch', exist_ok=True)
+    db = STATE + '/conf.db'
+    if os.path.exists(db):
+        os.unlink(db)
+    run('ovsdb-tool create %s /usr/share/openvswitch/vswitch.ovsschema'
+        % db, check=True)
+    run('ovsdb-server %s --remote=punix:%s/db.sock --pidfile --detach '
+        '--log-file=%s' % (db, RUNDIR, OVSDB_LOG), check=True)
+    vsctl('--no-wait init')
+    # hw-offload is read once at start: set before ovs-vswitchd runs.
+    # max-idle: keep datapath flows for 2 min, longer than any scenario.
+    # max-revalidator: revalidate (dump every port's filters) every 5 s,
+    # not 0.5 s, so that netlink_socket's DBG log (rate-limited to a burst
+    # of 600, then 1 line/s) keeps the kernel's answers to flower adds.
+    # OVS_TC_POLICY (environment) only to see the checks fail: ours
+    # refuses skip_sw, so with it every flow stays in the kernel datapath.
+    vsctl('--no-wait set Open_vSwitch . other_config:hw-offload=true '
+          'other_config:tc-policy=%s other_config:max-idle=120000 '
+          'other_config:max-revalidator=5000'
+          % os.environ.get('OVS_TC_POLICY', 'skip_hw'))
+    # OVS 3.1.0's count_cpu_cores() returns 0 until the system has been up
+    # for 10 s (fixed upstream by b354cee2e "ovs-thread: Fix cpus not read
+    # for the first 10s", in 3.2).  Started earlier, per-CPU upcall
+    # dispatch gets 0 handler threads ("Overriding n-handler-threads to
+    # 0"): every miss is lost and no flow is ever installed.  The guest
+    # reaches us ~3 s after boot, so wait.
+    while uptime() < 11:
+        time.sleep(0.2)
+    # DBG for the modules that say why a flow was not offloaded
+    # (EOPNOTSUPP is logged at DBG) and, during the probes, netlink_socket
+    # for the kernel's extack text ("received NAK error=N - TEXT").
+    run('ovs-vswitchd --pidfile --detach --log-file=%s '
+        '-vdpif_netlink:file:dbg -vnetdev_offload_tc:file:dbg '
+        '-vtc:file:dbg -vnetlink_socket:file:dbg' % VSWITCHD_LOG,
+        check=True, timeout=120)
+    # The probes run when the first bridge appears.
+    vsctl('add-br br-probe')
+    vsctl('del-br br-probe')
+    # netlink_socket logs every message, rate-limited (burst 600, then
+    # 1/s, shared by all threads): off until a replay needs it.
+    appctl('vlog/set netlink_socket:file:info')
+
+
+def replay(flows):
+    """The kernel's extack for flows that stayed in the kernel datapath:
+    put them again with dpctl/add-flow (which, like a handler's put, tries
+    tc first) with netlink_socket at DBG, and read the NAKs."""
+    log = Log()
+    appctl('vlog/set netlink_socket:file:dbg')
+    for f in flows:
+        m = re.match(r'(.*?), packets:.*actions:(.*)$', f)
+        if m:
+            appctl("dpctl/add-flow '%s' '%s'" % (m.group(1), m.group(2)))
+    appctl('vlog/set netlink_socket:file:info')
+    return filter_naks(log.text())
+
+
+def stop_ovs():
+    for t in ('ovs-vswitchd', 'ovsdb-server'):
+        run('ovs-appctl -t %s exit' % t, timeout=60, quiet=True)
+
+
+class Log:
+    """The ovs-vswitchd log from a given offset on."""
+
+    def __init__(self):
+        self.start = os.path.getsize(VSWITCHD_LOG)
+
+    def text(self):
+        with open(VSWITCHD_LOG, errors='replace') as f:
+            f.seek(self.start)
+            return f.read()
+
+
+# --------------------------------------------------------------------------
+# Topology
+
+def add_ns_port(bridge, port, ns, addr, addr6=None, mtu=None, ipv6=False):
+    """veth `port` on `bridge`, its peer eth0 in namespace `ns` with addr."""
+    run('ip netns add %s' % ns, check=True)
+    run('ip link add %s type veth peer name eth0 netns %s' % (port, ns),
+        check=True)
+    if not ipv6:
+        run('ip netns exec %s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 '
+            'net.ipv6.conf.default.disable_ipv6=1' % ns, check=True)
+        run('sysctl -qw net.ipv6.conf.%s.disable_ipv6=1' % port, check=True)
+    if mtu:
+        run('ip -n %s link set eth0 mtu %d' % (ns, mtu), check=True)
+    run('ip -n %s addr add %s dev eth0' % (ns, addr), check=True)
+    if addr6:
+        run('ip -n %s addr add %s dev eth0 nodad' % (ns, addr6), check=True)
+    run('ip -n %s link set eth0 up' % ns, check=True)
+    run('ip -n %s link set lo up' % ns, check=True)
+    run('ip link set %s up' % port, check=True)
+    vsctl('add-port %s %s' % (bridge, port))
+
+
+def add_vlan(ns, vid, addr):
+    """eth0.VID in namespace ns: tagged frames on the (trunk) OVS port."""
+    dev = 'eth0.%d' % vid
+    run('ip -n %s link add link eth0 name %s type vlan id %d' % (ns, dev, vid),
+        check=True)
+    run('ip -n %s addr add %s dev %s' % (ns, addr, dev), check=True)
+    run('ip -n %s link set %s up' % (ns, dev), check=True)
+
+
+def teardown(bridges, namespaces, links=()):
+    for b in bridges:
+        run('ovs-vsctl --timeout=60 --if-exists del-br %s' % b, timeout=70,
+            quiet=True)
+    for ns in namespaces:
+        run('ip netns del %s' % ns, quiet=True)
+    for link in links:
+        run('ip link del %s' % link, quiet=True)
+    appctl('revalidator/purge')
+
+
+# --------------------------------------------------------------------------
+# Traffic (client and server run in namespaces, as this script)
+
+def serve(proto, addr, port):
+    """Answer 'pong ' + data, forever (killed by the scenario)."""
+    fam = socket.AF_INET6 if ':' in addr else socket.AF_INET
+    if proto == 'tcp':
+        s = socket.socket(fam, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind((addr, port))
+        s.listen(8)
+        print('ready', flush=True)
+        while True:
+            c, _ = s.accept()
+            c.settimeout(10)
+            try:
+                data = c.recv(4096)
+                c.sendall(b'pong ' + data)
+            except OSError:
+                pass
+            c.close()
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.bind((addr, port))
+    print('ready', flush=True)
+    while True:
+        data, peer = s.recvfrom(4096)
+        s.sendto(b'pong ' + data, peer)
+
+
+def client(proto, addr, port):
+    """Exit 0 when the server answered, 1 otherwise (3 s per try)."""
+    fam = socket.AF_INET6 if ':' in addr else socket.AF_INET
+    msg = b'ping %d' % os.getpid()
+    if proto == 'tcp':
+        s = socket.socket(fam, socket.SOCK_STREAM)
+        s.settimeout(4)
+        try:
+            s.connect((addr, port))
+            s.sendall(msg)
+            ok = s.recv(4096) == b'pong ' + msg
+        except OSError as e:
+            print('tcp %s:%d: %s' % (addr, port, e))
+            ok = False
+        return 0 if ok else 1
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.settimeout(3)
+    for _ in range(3):
+        try:
+            s.sendto(msg, (addr, port))
+            if s.recvfrom(4096)[0] == b'pong ' + msg:
+                return 0
+        except OSError as e:
+            print('udp %s:%d: %s' % (addr, port, e))
+    return 1
+
+
+class Server:
+    def __init__(self, ns, proto, addr, port):
+        self.p = subprocess.Popen(
+            ['ip', 'netns', 'exec', ns, PY, os.path.join(HERE,
+             'scenarios.py'), 'serve', proto, addr, str(port)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            stdin=subprocess.DEVNULL, env=ENV)
+        line = self.p.stdout.readline()
+        if line.strip() != 'ready':
+            self.stop()
+            raise Setup('server %s %s:%d in %s: %r' % (proto, addr, port, ns,
+                                                       line))
+
+    def stop(self):
+        self.p.kill()
+        self.p.wait()
+
+
+def ping(ns, addr, count=5, size=56):
+    """(received, sent) of a ping from namespace ns."""
+    cmd = 'ping6' if ':' in addr else 'ping'
+    rc, out = run('ip netns exec %s %s -c %d -i 0.3 -W 5 -s %d %s'
+                  % (ns, cmd, count, size, addr), timeout=count * 6 + 10,
+                  quiet=True)
+    m = re.search(r'(\d+) packets transmitted, (\d+) received', out)
+    return (int(m.group(2)), int(m.group(1))) if m else (0, count)
+
+
+def talk(ns, proto, addr, port):
+    rc, out = run('ip netns exec %s %s %s client %s %s %d'
+                  % (ns, PY, os.path.join(HERE, 'scenarios.py'), proto, addr,
+                     port), timeout=30, quiet=True)
+    return rc == 0
+
+
+# --------------------------------------------------------------------------
+# What OVS and tc say
+
+def dump_flows(kind, names=True):
+    """Datapath flows of dpctl/dump-flows type=KIND."""
+    out = appctl('dpctl/dump-flows %s type=%s'
+                 % ('--names' if names else '--no-names', kind))
+    return [l.strip() for l in out.splitlines()
+            if l.strip() and not l.startswith('ovs-appctl')
+            and ('actions:' in l)]
+
+
+def flow_packets(flow):
+    m = re.search(r'packets:(\d+)', flow)
+    return int(m.group(1)) if m else 0
+
+
+def tc_filters(dev):
+    """[(prio, eth protocol, handle, packets, action kinds)] of the flower
+    filters on dev's ingress, from `tc -s -j filter show`."""
+    rc, out = run('tc -s -j filter show dev %s ingress' % dev, quiet=True)
+    if rc:
+        return []
+    try:
+        data = json.loads(out or '[]')
+    except ValueError:
+        return []
+    res = []
+    for f in data:
+        if f.get('kind') != 'flower' or 'options' not in f:
+            continue
+        acts = f['options'].get('actions', [])
+        pk = max([a.get('stats', {}).get('packets', 0) for a in acts] or [0])
+        res.append((f.get('pref'), f.get('protocol'),
+                    f['options'].get('handle'), pk,
+                    [a.get('kind') for a in acts]))
+    return res
+
+
+# --------------------------------------------------------------------------
+# Checks and scenarios
+
+class Scenario:
+    def __init__(self, name, title):
+        self.name = name
+        self.title = title
+        self.checks = []
+        self.info = {}
+
+    def check(self, what, ok, detail=''):
+        self.checks.append({'check': what, 'ok': bool(ok),
+                            'detail': detail})
+        print('%s %s: %s%s' % ('ok  ' if ok else 'FAIL', self.name, what,
+                               (' -- ' + detail) if detail and not ok
+                               else ''), flush=True)
+        return ok
+
+    def skip(self, reason):
+        self.checks.append({'check': 'run', 'ok': False,
+                            'detail': 'SKIP: ' + reason})
+        print('SKIP %s: %s' % (self.name, reason), flush=True)
+
+    def failed(self):
+        return sum(1 for c in self.checks if not c['ok'])
+
+
+def verify(sc, log, ports, want):
+    """The common checks once the traffic has run.
+
+    ports: devices whose ingress must show flower filters that counted
+    packets.  want: [(label, predicate on one offloaded flow line)] that
+    must each match at least one offloaded flow.
+    """
+    off = dump_flows('tc,offloaded')
+    kdp = dump_flows('ovs')
+    sc.info['offloaded'] = off
+    sc.info['kernel_dp'] = kdp
+    sc.check('offloaded: dump-flows type=tc,offloaded is not empty',
+             off, 'no offloaded flow')
+    for label, pred, *near in want:
+        hit = [f for f in off if pred(f)]
+        close = [f for f in off if near and near[0](f)]
+        sc.check('offloaded: %s' % label, hit,
+                 'no offloaded flow matches; kernel datapath has %d: %s%s'
+                 % (len([f for f in kdp if pred(f)]),
+                    '; '.join(f for f in kdp if pred(f))[:500],
+                    '; offloaded, dumped otherwise: ' +
+                    '; '.join(close)[:500] if close else ''))
+    sc.check('kernel-dp: dump-flows type=ovs holds no flow', not kdp,
+             '%d flow(s): %s' % (len(kdp), '; '.join(kdp)[:800]))
+    tc_pk = 0
+    sc.info['tc'] = {}
+    for dev in ports:
+        fl = tc_filters(dev)
+        sc.info['tc'][dev] = fl
+        pk = sum(f[3] for f in fl)
+        tc_pk += pk
+        sc.check('tc-counts: %s has flower filters that counted packets'
+                 % dev, fl and pk > 0,
+                 '%d flower filter(s), %d packets' % (len(fl), pk))
+    sc.info['tc_packets'] = tc_pk
+    sc.info['offloaded_packets'] = sum(flow_packets(f) for f in off)
+    text = log.text()
+    bad = [l for l in text.splitlines() if BAD_LOG_RE.search(l)]
+    sc.info['log_errors'] = bad
+    sc.info['why'] = why_lines(text)
+    if kdp:
+        sc.info['why'] += ['kernel, flow put again: ' + n for n in
+                           replay(dump_flows('ovs', names=False)[:4])]
+    sc.info['log_dropped'] = len(re.findall(r'Dropped \d+ log messages',
+                                            text))
+    sc.check('log: no flower acknowledgment mismatch, offload failure or '
+             'ERR line', not bad, '%d line(s): %s' % (len(bad),
+                                                   ' | '.join(bad[:4])[:900]))
+
+
+def traffic(sc, what, ok, detail=''):
+    sc.info.setdefault('traffic', []).append([what, bool(ok)])
+    return sc.check('traffic: ' + what, ok, detail)
+
+
+def pinged(sc, ns, addr, what, size=56):
+    got, sent = ping(ns, addr, size=size)
+    # The first echo goes through the upcall; all must come back.
+    return traffic(sc, '%s (%d/%d replies)' % (what, got, sent), got == sent,
+                   '%d of %d replies' % (got, sent))
+
+
+def s_l2(sc):
+    """1. L2 normal forwarding: the NORMAL action, ARP and ping, untagged
+    and in VLAN 10 (the ports are trunks)."""
+    br, a, b = 'br-l2', 'l2a', 'l2b'
+    try:
+        vsctl('add-br %s' % br)
+        add_ns_port(br, a, 'ns-l2a', '10.0.1.1/24')
+        add_ns_port(br, b, 'ns-l2b', '10.0.1.2/24')
+        add_vlan('ns-l2a', 10, '10.0.11.1/24')
+        add_vlan('ns-l2b', 10, '10.0.11.2/24')
+        log = Log()
+        pinged(sc, 'ns-l2a', '10.0.1.2', 'ping ns-l2a -> ns-l2b')
+        pinged(sc, 'ns-l2b', '10.0.1.1', 'ping ns-l2b -> ns-l2a')
+        pinged(sc, 'ns-l2a', '10.0.11.2', 'ping in VLAN 10 ns-l2a -> ns-l2b')
+        verify(sc, log, [a, b], [
+            ('an ARP flow (eth_type 0x0806)',
+             lambda f: 'eth_type(0x0806)' in f),
+            ('an IPv4 flow from %s' % a,
+             lambda f: 'eth_type(0x0800)' in f and 'in_port(%s)' % a in f),
+            ('an IPv4 flow from %s' % b,
+             lambda f: 'eth_type(0x0800)' in f and 'in_port(%s)' % b in f),
+            ('an 802.1Q flow (vlan(vid=10), encap IPv4)',
+             lambda f: 'vlan(vid=10' in f and 'encap(eth_type(0x0800)' in f,
+             lambda f: 'vlan(vid=10' in f),
+        ])
+    finally:
+        teardown([br], ['ns-l2a', 'ns-l2b'])
+
+
+L3L4_FLOWS = [
+    'priority=300,arp actions=NORMAL',
+    'priority=210,icmp,icmp_type=8,icmp_code=0 actions=NORMAL',
+    'priority=200,icmp actions=NORMAL',
+    'priority=210,icmp6,ipv6_dst=fd00:2::2,icmp_type=128 actions=NORMAL',
+    'priority=200,icmp6 actions=NORMAL',
+    'priority=210,tcp,tp_dst=5001,tcp_flags=+fin actions=NORMAL',
+    'priority=200,tcp,tp_dst=5001 actions=NORMAL',
+    'priority=200,tcp,tp_src=5001 actions=NORMAL',
+    'priority=200,tcp6,tp_dst=5001 actions=NORMAL',
+    'priority=200,tcp6,tp_src=5001 actions=NORMAL',
+    'priority=200,udp,in_port=l3a,nw_dst=10.0.2.2,tp_dst=5002 '
+    'actions=output:l3b',
+    'priority=200,udp,in_port=l3b,nw_src=10.0.2.2,tp_src=5002 '
+    'actions=output:l3a',
+    'priority=250,tcp,tp_dst=5003 actions=drop',
+    'priority=250,udp,tp_dst=5004 actions=drop',
+    'priority=0 actions=drop',
+]
+
+
+def s_l3l4(sc):
+    """2. L3/L4 OpenFlow rules: ip, tcp/udp ports, icmp, IPv6, drops."""
+    br, a, b = 'br-l3', 'l3a', 'l3b'
+    servers = []
+    try:
+        vsctl('add-br %s' % br)
+        add_ns_port(br, a, 'ns-l3a', '10.0.2.1/24', 'fd00:2::1/64',
+                    ipv6=True)
+        add_ns_port(br, b, 'ns-l3b', '10.0.2.2/24', 'fd00:2::2/64',
+                    ipv6=True)
+        ofctl(br, L3L4_FLOWS)
+        sc.info['openflow'] = L3L4_FLOWS
+        for proto, addr, port in (('tcp', '10.0.2.2', 5001),
+                                  ('tcp', 'fd00:2::2', 5001),
+                                  ('udp', '10.0.2.2', 5002),
+                                  ('tcp', '10.0.2.2', 5003),
+                                  ('udp', '10.0.2.2', 5004)):
+            servers.append(Server('ns-l3b', proto, addr, port))
+        log = Log()
+        pinged(sc, 'ns-l3a', '10.0.2.2', 'icmp: ping 10.0.2.2')
+        pinged(sc, 'ns-l3a', 'fd00:2::2', 'icmp6: ping fd00:2::2')
+        pinged(sc, 'ns-l3a', '10.0.2.2', 'icmp: ping 10.0.2.2, 3000 bytes '
+               '(fragments)', size=3000)
+        for i in range(3):
+            traffic(sc, 'tcp 10.0.2.2:5001 allowed (#%d)' % (i + 1),
+                    talk('ns-l3a', 'tcp', '10.0.2.2', 5001))
+        traffic(sc, 'tcp [fd00:2::2]:5001 allowed',
+                talk('ns-l3a', 'tcp', 'fd00:2::2', 5001))
+        for i in range(3):
+            traffic(sc, 'udp 10.0.2.2:5002 allowed (#%d)' % (i + 1),
+                    talk('ns-l3a', 'udp', '10.0.2.2', 5002))
+        traffic(sc, 'tcp 10.0.2.2:5003 dropped',
+                not talk('ns-l3a', 'tcp', '10.0.2.2', 5003))
+        traffic(sc, 'udp 10.0.2.2:5004 dropped',
+                not talk('ns-l3a', 'udp', '10.0.2.2', 5004))
+        verify(sc, log, [a, b], [
+            ('an ICMP flow', lambda f: 'proto=1,' in f),
+            ('an ICMP echo request flow (icmp(type=8,code=0))',
+             lambda f: 'icmp(type=8,code=0)' in f),
+            ('an ICMPv6 flow', lambda f: 'proto=58,' in f),
+            ('an ICMPv6 echo request flow to fd00:2::2',
+             lambda f: 'dst=fd00:2::2' in f and 'icmpv6(type=128' in f),
+            ('a first-fragment flow (frag=first)',
+             lambda f: 'frag=first' in f),
+            ('a later-fragment flow (frag=later)',
+             lambda f: 'frag=later' in f),
+            ('a TCP flow matching tcp_flags',
+             lambda f: 'tcp_flags(' in f),
+            ('a TCP flow matching port 5001',
+             lambda f: 'proto=6,' in f and '=5001' in f and
+             'drop' not in f.split('actions:')[1]),
+            ('a TCP/IPv6 flow', lambda f: 'proto=6,' in f and 'ipv6(' in f),
+            ('a UDP flow matching port 5002',
+             lambda f: 'proto=17,' in f and '=5002' in f),
+            ('a drop flow for TCP port 5003',
+             lambda f: 'dst=5003' in f and
+             f.split('actions:')[1].startswith('drop')),
+            ('a drop flow for UDP port 5004',
+             lambda f: 'dst=5004' in f and
+             f.split('actions:')[1].startswith('drop')),
+        ])
+    finally:
+        for s in servers:
+            s.stop()
+        teardown([br], ['ns-l3a', 'ns-l3b'])
+
+
+CT_FLOWS = [
+    'table=0,priority=300,arp actions=NORMAL',
+    'table=0,priority=200,ip,ct_state=-trk actions=ct(table=1,zone=5)',
+    'table=0,priority=0 actions=drop',
+    # only cta may open connections (committed with a mark and a label);
+    # replies of those pass
+    'table=1,priority=200,ip,ct_state=+trk+new,in_port=cta '
+    'actions=ct(commit,zone=5,exec(set_field:0x1->ct_mark,'
+    'set_field:0x2->ct_label)),NORMAL',
+    'table=1,priority=200,ip,ct_state=+trk+est,ct_zone=5,ct_mark=0x1,'
+    'ct_label=0x2 actions=NORMAL',
+    'table=1,priority=100,ip,ct_state=+trk+new,in_port=ctb actions=drop',
+    'table=1,priority=0 actions=drop',
+]
+
+
+def s_ct(sc):
+    """3. conntrack: ct(commit) in a zone with a mark and a label,
+    ct_state=+trk+est replies matching them, a stateful drop."""
+    br, a, b = 'br-ct', 'cta', 'ctb'
+    servers = []
+    try:
+        vsctl('add-br %s' % br)
+        add_ns_port(br, a, 'ns-cta', '10.0.3.1/24')
+        add_ns_port(br, b, 'ns-ctb', '10.0.3.2/24')
+        ofctl(br, CT_FLOWS)
+        sc.info['openflow'] = CT_FLOWS
+        servers.append(Server('ns-ctb', 'tcp', '10.0.3.2', 5001))
+        servers.append(Server('ns-cta', 'tcp', '10.0.3.1', 5005))
+        log = Log()
+        pinged(sc, 'ns-cta', '10.0.3.2', 'ping cta -> ctb (committed)')
+        for i in range(3):
+            traffic(sc, 'tcp cta -> ctb:5001 allowed (#%d)' % (i + 1),
+                    talk('ns-cta', 'tcp', '10.0.3.2', 5001))
+        traffic(sc, 'tcp ctb -> cta:5005 dropped (ct_state=+new from ctb)',
+                not talk('ns-ctb', 'tcp', '10.0.3.1', 5005))
+        verify(sc, log, [a, b], [
+            ('a ct_state(-trk) flow sending to ct',
+             lambda f: re.search(r'ct_state\([^)]*-trk', f) and
+             'ct' in f.split('actions:')[1]),
+            ('a +new+trk flow with ct(commit)',
+             lambda f: re.search(r'ct_state\([^)]*\+new', f) and
+             'ct(commit' in f),
+            ('a +est+trk flow matching ct_zone, ct_mark and ct_label',
+             lambda f: re.search(r'ct_state\([^)]*\+est', f) and
+             'ct_zone(0x5' in f and 'ct_mark(0x1' in f and 'ct_label(' in f),
+            ('a +new+trk drop flow (from ctb)',
+             lambda f: re.search(r'ct_state\([^)]*\+new', f) and
+             f.split('actions:')[1].startswith('drop')),
+        ])
+    finally:
+        for s in servers:
+            s.stop()
+        teardown([br], ['ns-cta', 'ns-ctb'])
+
+
+GENEVE_TLV = '{class=0xffff,type=0x80,len=4}->tun_metadata0'
+
+
+def tunnel_pair(sc, kind, tag, net, vni, opts=False):
+    """Two bridges, each a namespace port and a `kind` tunnel port to the
+    other; the underlay addresses are local (dummy device), so the
+    encapsulated packets come back in through the stack and the kernel's
+    collect_md tunnel device.  NORMAL forwarding, or with opts (Geneve)
+    rules that add a TLV option on encap and match it on decap."""
+    bra, brb = 'br-%sa' % tag, 'br-%sb' % tag
+    a, b = '%sa' % tag, '%sb' % tag
+    ula, ulb = '10.1.%d.1' % net, '10.1.%d.2' % net
+    dev = {'vxlan': 'vxlan_sys_4789', 'geneve': 'genev_sys_6081'}[kind]
+    under = 'ul-%s' % tag
+    servers = []
+    try:
+        run('ip link add %s type dummy' % under, check=True)
+        run('ip addr add %s/32 dev %s' % (ula, under), check=True)
+        run('ip addr add %s/32 dev %s' % (ulb, under), check=True)
+        run('ip link set %s up' % under, check=True)
+        for br, port, ns, addr, tun, local, remote in (
+                (bra, a, 'ns-' + a, '10.0.%d.1/24' % net, 't' + a, ula, ulb),
+                (brb, b, 'ns-' + b, '10.0.%d.2/24' % net, 't' + b, ulb, ula)):
+            vsctl('add-br %s' % br)
+            add_ns_port(br, port, ns, addr, mtu=1400)
+            vsctl('add-port %s %s -- set interface %s type=%s '
+                  'options:remote_ip=%s options:local_ip=%s options:key=%d'
+                  % (br, tun, tun, kind, remote, local, vni))
+            if opts:
+                # the TLV map is global: only the first add succeeds
+                run("ovs-ofctl add-tlv-map %s '%s'" % (br, GENEVE_TLV),
+                    quiet=True)
+                flows = ['priority=100,in_port=%s actions=set_field:0xabcd'
+                         '->tun_metadata0,output:%s' % (port, tun),
+                         'priority=100,in_port=%s,tun_metadata0=0xabcd '
+                         'actions=output:%s' % (tun, port),
+                         'priority=0 actions=drop']
+                ofctl(br, flows)
+                sc.info.setdefault('openflow', []).extend(
+                    ['%s: %s' % (br, f) for f in flows])
+        servers.append(Server('ns-' + b, 'tcp', '10.0.%d.2' % net, 5001))
+        log = Log()
+        pinged(sc, 'ns-' + a, '10.0.%d.2' % net,
+               '%s: ping ns-%s -> ns-%s' % (kind, a, b))
+        traffic(sc, '%s: tcp ns-%s -> ns-%s:5001' % (kind, a, b),
+                talk('ns-' + a, 'tcp', '10.0.%d.2' % net, 5001))
+        verify(sc, log, [a, b, dev], [
+            ('%s: a decap flow (tunnel(...) match on %s)' % (kind, dev),
+             lambda f: f.startswith('tunnel(') and
+             'in_port(%s)' % dev in f),
+            ('%s: an encap flow (set(tunnel(...)) to %s)' % (kind, dev),
+             lambda f: 'set(tunnel(' in f),
+        ] + ([
+            ('%s: a decap flow matching the TLV option' % kind,
+             lambda f: f.startswith('tunnel(') and 'geneve({' in
+             f.split('actions:')[0]),
+            ('%s: an encap flow setting the TLV option' % kind,
+             lambda f: 'set(tunnel(' in f and 'geneve({' in
+             f.split('actions:')[1]),
+        ] if opts else []))
+    finally:
+        for s in servers:
+            s.stop()
+        teardown([bra, brb], ['ns-' + a, 'ns-' + b], [under])
+
+
+def s_tunnel(sc):
+    """4. VXLAN (NORMAL) and Geneve (a TLV option set on encap, matched
+    on decap) tunnel ports between two bridges."""
+    for kind, tag, net, vni, opts in (('vxlan', 'vx', 4, 100, False),
+                                      ('geneve', 'gn', 5, 200, True)):
+        sub = Scenario(sc.name, sc.title)
+        try:
+            tunnel_pair(sub, kind, tag, net, vni, opts)
+        except Setup as e:
+            sub.skip('%s: %s' % (kind, e))
+        sc.checks += sub.checks
+        for k, v in sub.info.items():
+            if isinstance(v, list):
+                sc.info.setdefault(k, []).extend(v)
+            elif isinstance(v, int):
+                sc.info[k] = sc.info.get(k, 0) + v
+            elif isinstance(v, dict):
+                sc.info.setdefault(k, {}).update(v)
+
+
+SCENARIOS = [
+    ('l2', '1. L2 normal forwarding (NORMAL, ARP, ping, VLAN 10)', s_l2),
+    ('l3l4', '2. L3/L4 OpenFlow rules (ip, icmp, tcp/udp ports, tcp_flags, '
+     'IPv6, fragments, drops)', s_l3l4),
+    ('ct', '3. conntrack (ct(commit) with zone, mark, label; '
+     'ct_state=+trk+est; stateful drop)', s_ct),
+    ('tunnel', '4. VXLAN and Geneve (with a TLV option) tunnel ports '
+     'between two bridges',
+     s_tunnel),
+]
+
+
+def probes(text):
+    """What OVS learnt at start, and the kernel's answers to the refused
+    filter adds of its probes."""
+    keep = re.compile(r'probe tc:|Datapath dispatch mode|Overriding n-handler'
+                      r'|Using policy|Flow API|netlink_socket\|ERR')
+    lines = ([l.split('|', 4)[-1] for l in text.splitlines()
+              if keep.search(l)] +
+             ['kernel: ' + n for n in filter_naks(text)])
+    return list(dict.fromkeys(lines))
+
+
+def check_start(sc, text):
+    """What the scenarios rely on, from the log of OVS's start."""
+    m = re.findall(r'Overriding n-handler-threads to (\d+)', text)
+    sc.check('upcall handler threads > 0 (per-CPU dispatch)',
+             m and int(m[-1]) > 0,
+             'Overriding n-handler-threads to %s' % (m[-1] if m else '?'))
+    sc.check('ports get the linux_tc flow API',
+             "br-probe: Assigned flow API 'linux_tc'" in text,
+             "no \"br-probe: Assigned flow API 'linux_tc'\"")
+    sc.check('tc block offload probe succeeded',
+             'block offload is supported' in text, 'not in the log')
+    bad = [l for l in text.splitlines() if BAD_LOG_RE.search(l)]
+    sc.check('log has no ERR / offload error line', not bad,
+             ' | '.join(bad[:4])[:900])
+
+
+def main(argv):
+    if argv[:1] == ['serve']:
+        return serve(argv[1], argv[2], int(argv[3]))
+    if argv[:1] == ['client']:
+        return client(argv[1], argv[2], int(argv[3]))
+    out_json = logs = None
+    names = []
+    while argv:
+        a = argv.pop(0)
+        if a == '--json':
+            out_json = argv.pop(0)
+        elif a == '--logs':
+            logs = argv.pop(0)
+        elif a == 'all':
+            names += [s[0] for s in SCENARIOS]
+        else:
+            names.append(a)
+    unknown = set(names) - {s[0] for s in SCENARIOS}
+    if unknown or not names:
+        print(__doc__)
+        return 2
+    t0 = time.time()
+    res = {'variant': os.environ.get('TDC_VARIANT', '?'),
+           'kernel': os.uname().release, 'scenarios': []}
+    run_ = [s for s in SCENARIOS if s[0] in names]
+    done = []
+    started = False
+    try:
+        rc, out = run('ovs-vswitchd --version', quiet=True)
+        res['ovs'] = out.splitlines()[0] if out else '?'
+        start_ovs()
+        started = True
+    except Setup as e:
+        for name, title, _ in run_:
+            sc = Scenario(name, title)
+            sc.skip('OVS did not start: %s' % e)
+            done.append(sc)
+    if started:
+        with open(VSWITCHD_LOG, errors='replace') as f:
+            text = f.read()
+        res['probes'] = probes(text)
+        for line in res['probes']:
+            print('# ' + line, flush=True)
+        sc = Scenario('start', '0. OVS start: upcalls, flow API, probes')
+        check_start(sc, text)
+        done.append(sc)
+        for name, title, fn in run_:
+            sc = Scenario(name, title)
+            print('# %s' % title, flush=True)
+            t1 = time.time()
+            try:
+                fn(sc)
+            except Setup as e:
+                sc.skip(str(e))
+            except Exception as e:   # a bug here must not pass
+                sc.skip('%s: %s' % (type(e).__name__, e))
+            sc.info['seconds'] = round(time.time() - t1, 1)
+            done.append(sc)
+        stop_ovs()
+    for sc in done:
+        res['scenarios'].append({'name': sc.name, 'title': sc.title,
+                                 'checks': sc.checks, 'info': sc.info,
+                                 'passed': sc.failed() == 0})
+    res['seconds'] = round(time.time() - t0, 1)
+    if logs:
+        os.makedirs(logs, exist_ok=True)
+        for f in (VSWITCHD_LOG, OVSDB_LOG):
+            if os.path.exists(f):
+                shutil.copy(f, logs)
+    if out_json:
+        os.makedirs(os.path.dirname(os.path.abspath(out_json)),
+                    exist_ok=True)
+        with open(out_json + '.tmp', 'w') as f:
+            json.dump(res, f, indent=1)
+        os.replace(out_json + '.tmp', out_json)
+    passed = sum(1 for sc in done for c in sc.checks if c['ok'])
+    failed = sum(1 for sc in done for c in sc.checks if not c['ok'])
+    for sc in done:
+        print('# %s: %s' % (sc.title, 'PASS' if sc.failed() == 0 else
+                            '%d check(s) failed' % sc.failed()))
+    print('%d passed, %d failed' % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
