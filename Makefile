@@ -148,15 +148,17 @@ test:
 	cd $(REPO) && $(PYTHON) -m tdc.gate
 
 # The 6.1 tree's own flower cases, by path (never copied into the repo);
-# results in build/guest-out/upstream-<variant>.tap.
+# results in build/guest-out/upstream-<variant>.tap.  Like upstream's
+# tdc.py, ours runs the flower category only with -d DEV: a dummy here.
 UPSTREAM_CASES := $(PRISTINE)/tools/testing/selftests/tc-testing/tc-tests/filters
 upstream:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory guest
 	$(REPO)/guest/run --variant $(VARIANT) --timeout 7200 --mem 6G -- \
-		$(PYTHON) -m tdc.tdc --plugin nsPlugin --timeout 1800 \
+		sh -c 'ip link add updev0 type dummy && exec $(PYTHON) -m tdc.tdc \
+		-d updev0 --plugin nsPlugin --timeout 1800 \
 		--tap build/guest-out/upstream-$(VARIANT).tap \
-		-f $(UPSTREAM_CASES)/tests.json -f $(UPSTREAM_CASES)/concurrency.json
+		-f $(UPSTREAM_CASES)/tests.json -f $(UPSTREAM_CASES)/concurrency.json'
 
 # The same corpus on the tree's own cls_flower (VARIANT=stock kernel) and on
 # ours, one guest after the other; TAP in build/guest-out/compare/, the
