@@ -177,11 +177,6 @@ def _dump(case, ours, stock):
                                              'FLNL show'))
 
 
-def _vlan_dump(case, ours, stock):
-    return _stock_failed_at(stock, 'verify') and \
-        re.search(r'802\.1(q|ad)|vlan', case_text(case)) is not None
-
-
 def _our_failure(case, ours, stock):
     return ours.status == 'fail' and stock.status == 'pass'
 
@@ -210,10 +205,6 @@ CAUSES = [
      _zero_mask_address),
     ('classification', 'Classification: stock counts other frames for the '
      'same filter', _classification),
-    ('vlan-dump', 'VLAN filters: ours dumps the filter\'s 802.1Q/802.1ad '
-     'TPID back as TCA_FLOWER_KEY_ETH_TYPE (what tc sent); stock keeps the '
-     'TPID in its key but does not dump it, so `tc -j` shows no eth_type '
-     'and the netlink round trip misses the attribute', _vlan_dump),
     ('dump', 'Dump differences: stock dumps other attributes or values for '
      'the same filter', _dump),
     ('ours', 'Cases that fail on ours only', _our_failure),
