@@ -551,7 +551,11 @@ class Model:
             if any(mask['n_proto']):
                 out.append((T_ETH_TYPE, bytes(key['n_proto'])))
         else:
-            out.append((T_ETH_TYPE, bytes(key['vlan_tpid'])))
+            # the innermost ethertype, as stock dumps it: none when it is
+            # another tag, or PPPoE (whose carried protocol is not set here)
+            inner = be16(key['n_proto'])
+            if any(mask['n_proto']) and inner not in VLAN_TPIDS + (0x8864,):
+                out.append((T_ETH_TYPE, bytes(key['n_proto'])))
             if any(mask['vlan_id']):
                 out.append((T_VLAN_ID, bytes(key['vlan_id'])))
             if any(mask['vlan_prio']):
