@@ -99,6 +99,8 @@ struct fl_flow_mask {
 	struct fl_flow_key key;
 	struct fl_flow_mask_range range;
 	struct flow_dissector dissector;
+	bool tunnel;			/* uses a tunnel (enc_*) key */
+	bool ct;			/* uses the conntrack key */
 	struct rhashtable_params ht_params;
 	struct rhashtable ht;		/* masked key -> filter */
 	struct rcu_work rwork;
@@ -558,9 +560,11 @@ static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 	 */
 	memset(&skb_key, 0, mask->range.end);
 	skb_key.indev_ifindex = skb->skb_iif;
-	/* Each does nothing unless the mask uses its keys */
-	skb_flow_dissect_tunnel_info(skb, &mask->dissector, &skb_key);
-	fl_dissect_ct(skb, mask, &skb_key);
+	/* Metadata keys: not even a call when the mask does not use them */
+	if (mask->tunnel)
+		skb_flow_dissect_tunnel_info(skb, &mask->dissector, &skb_key);
+	if (mask->ct)
+		fl_dissect_ct(skb, mask, &skb_key);
 	/* Keys are the outer headers': do not descend into a tunnel */
 	skb_flow_dissect(skb, &mask->dissector, &skb_key,
 			 FLOW_DISSECTOR_F_STOP_BEFORE_ENCAP);
@@ -1672,6 +1676,9 @@ static void fl_init_dissector(struct fl_flow_mask *mask)
 		cnt++;
 	}
 	skb_flow_dissector_init(&mask->dissector, keys, cnt);
+	mask->tunnel = dissector_uses_key(&mask->dissector,
+					  FLOW_DISSECTOR_KEY_ENC_CONTROL);
+	mask->ct = dissector_uses_key(&mask->dissector, FLOW_DISSECTOR_KEY_CT);
 }
 
 /* Readies @mask and its table; the caller publishes it in head->mask
