@@ -10,6 +10,12 @@ is drop. Each measurement is paired with one on a second dummy device that
 holds a single matchall drop (the baseline), run right after it, so every
 point carries its own baseline ratio.
 
+Part 1b, many masks (the OVS way of holding megaflows): M filters, each
+with its own mask (src_ip/dst_ip prefix lengths), only the last mask's
+filter matches; one prio per mask (ours must do it this way) and all M
+masks in one prio (the stock flower's way; ours refuses a second mask in
+a prio, so on ours that kind is probed and reported as not measured).
+
 Part 2, control plane: insert C filters with `tc -b`, dump them, delete
 them (`tc filter del ... prio 1`); memory from /proc/meminfo before/after.
 
@@ -33,10 +39,34 @@ DEV, BASE_DEV, CTL_DEV = "bench0", "benchb", "benchc"
 U32_TABLE = 2000          # rules per u32 hash table (auto handles: <= 2048)
 FIRST_IP = int(ipaddress.IPv4Address("10.0.0.1"))
 CHECKS = []
+# Many-masks kinds: mask i is (src_ip, dst_ip) prefix lengths mask_prefixes(i);
+# the packets come from MASK_SRC to ip(0).
+MASK_KINDS = ("flower-masks", "flower-masks-1prio")
+MASK_SRC = "10.255.0.1"
+MASK_MAX = 32 * 32
 
 
 def ip(i):
     return str(ipaddress.IPv4Address(FIRST_IP + i))
+
+
+def mask_prefixes(i):
+    """(src, dst) prefix lengths of mask i: 1024 distinct pairs, every
+    mask with the same keys (IPv4 addresses) so every one costs the same
+    dissection; (32, 32), (32, 31), ... (32, 1), (31, 32), ..."""
+    return 32 - i // 32, 32 - i % 32
+
+
+def net(addr, plen):
+    """addr/plen with the host bits cleared (the key as the kernel keeps
+    it)."""
+    return str(ipaddress.ip_network("%s/%d" % (addr, plen), strict=False))
+
+
+def mask_miss_ip():
+    """ip(0) with its top bit flipped: under any prefix of 1..32 bits it
+    differs from ip(0), so a filter keyed on it never matches."""
+    return str(ipaddress.IPv4Address(FIRST_IP ^ 0x80000000))
 
 
 def sh(*cmd, **kw):
@@ -92,11 +122,39 @@ def rules(kind, n, dev):
             out.append("%s prio 1 u32 ht 800: match u32 0 0 at 0 link %s"
                        % (pre, ht))
         return out
+    if kind in MASK_KINDS:
+        # M filters, M distinct masks, only the last one matches; the
+        # rest differ from the packet in the top bit of the destination.
+        if n > MASK_MAX:
+            raise ValueError("at most %d masks" % MASK_MAX)
+        out = []
+        for i in range(n):
+            a, b = mask_prefixes(i)
+            prio, handle = (1, i + 1) if kind == "flower-masks-1prio" \
+                else (i + 1, 1)
+            dst = ip(0) if i == n - 1 else mask_miss_ip()
+            out.append("%s prio %d handle %d flower src_ip %s dst_ip %s "
+                       "action drop" % (pre, prio, handle, net(MASK_SRC, a),
+                                        net(dst, b)))
+        return out
     raise ValueError(kind)
 
 
-def rule_hits(dev):
-    """{dst ip: packets} of every rule's drop action on dev (a full dump)."""
+def target(kind, n, case):
+    """(src or None, dst) of the packets, and the rule_hits() key of the
+    rule that must count them."""
+    if kind in MASK_KINDS:      # the last mask's filter; case is "last"
+        return MASK_SRC, ip(0), ((1, n) if kind == "flower-masks-1prio"
+                                 else (n, 1))
+    if kind == "matchall":
+        return None, ip(0), "any"
+    dst = ip(n - 1 if case == "last" else 0)
+    return None, dst, dst
+
+
+def rule_hits(dev, by_handle=False):
+    """{dst ip: packets} of every rule's drop action on dev (a full dump);
+    by_handle: keyed by (prio, handle) instead."""
     out = sh("tc", "-s", "-j", "filter", "show", "dev", dev, "ingress",
              stdout=subprocess.PIPE).stdout
     hits = {}
@@ -104,7 +162,9 @@ def rule_hits(dev):
         o = f.get("options", {})
         if "actions" not in o:
             continue
-        if f["kind"] == "flower":
+        if by_handle:
+            key = (f["pref"], o["handle"])
+        elif f["kind"] == "flower":
             key = o["keys"]["dst_ip"]
         elif f["kind"] == "u32":
             key = str(ipaddress.IPv4Address(int(o["match"]["value"], 16)))
@@ -132,13 +192,14 @@ THREAD = sorted(x for x in os.listdir(PG) if x.startswith("kpktgend_"))[-1] \
     if os.path.isdir(PG) else None
 
 
-def pktgen(dev, dst, seconds):
+def pktgen(dev, dst, seconds, src=None):
     """Send to dev for `seconds`; return (packets, pps)."""
     pg(THREAD, "rem_device_all")
     pg(THREAD, "add_device " + dev)
     mac = open("/sys/class/net/%s/address" % dev).read().strip()
     for c in ("clone_skb 0", "count 0", "pkt_size 60", "delay 0",
-              "dst " + dst, "dst_mac " + mac, "xmit_mode netif_receive"):
+              "dst " + dst, "dst_mac " + mac, "xmit_mode netif_receive") + \
+            (("src_min " + src, "src_max " + src) if src else ()):
         pg(dev, c)
     t = threading.Thread(target=pg, args=("pgctrl", "start"))
     t.start()
@@ -161,27 +222,27 @@ def pktgen(dev, dst, seconds):
 
 def measure(kind, n, case, a):
     """One classify point: a.runs pairs of (test, baseline) runs."""
-    i = n - 1 if case == "last" else 0
-    dst = ip(i) if kind != "nofilter" else ip(0)
+    src, dst, key = target(kind, n, case)
     verify = kind != "nofilter" and n <= a.verify_max
+    by_handle = kind in MASK_KINDS
     pps, base, pkts_total, bad = [], [], 0, []
     for _ in range(a.runs):
-        h0 = rule_hits(DEV) if verify else None
+        h0 = rule_hits(DEV, by_handle) if verify else None
         d0 = qdisc_drops(DEV)
-        pkts, rate = pktgen(DEV, dst, a.seconds)
+        pkts, rate = pktgen(DEV, dst, a.seconds, src)
         dropped = qdisc_drops(DEV) - d0
         want = 0 if kind == "nofilter" else pkts
         if dropped != want:
             bad.append("qdisc dropped %d of %d" % (dropped, pkts))
         if verify:
-            h1 = rule_hits(DEV)
-            key = "any" if kind == "matchall" else dst
+            h1 = rule_hits(DEV, by_handle)
             delta = {k: h1[k] - h0.get(k, 0) for k in h1 if h1[k] != h0.get(k)}
             if delta != {key: pkts}:
                 bad.append("want %d hits on %s, got %s" % (pkts, key, delta))
         pps.append(rate)
         pkts_total += pkts
-        base.append(pktgen(BASE_DEV, ip(0), a.seconds)[1])
+        # the baseline gets the same packet (matchall ignores it)
+        base.append(pktgen(BASE_DEV, dst, a.seconds, src)[1])
     p, b = statistics.median(pps), statistics.median(base)
     row = dict(classifier=kind, case=case, rules=n, pps=round(p, 1),
                pps_runs=[round(x, 1) for x in pps], base_pps=round(b, 1),
@@ -199,22 +260,42 @@ def measure(kind, n, case, a):
     return row
 
 
-def classify_part(a):
+def masks_in_one_prio():
+    """Does this cls_flower take a second mask in a prio?  (True, "") or
+    (False, the kernel's refusal)."""
+    fresh_dev(DEV)
+    lines = rules("flower-masks-1prio", 2, DEV)
+    sh("tc", *lines[0].split())
+    p = subprocess.run(["tc"] + lines[1].split(), capture_output=True,
+                       text=True)
+    return p.returncode == 0, " ".join(p.stderr.split())
+
+
+def classify_part(a, skipped):
     fresh_dev(BASE_DEV)
     tc_batch(rules("matchall", 1, BASE_DEV))
     points = []
     plan = [("nofilter", [0]), ("matchall", [1])] + \
-        [(k, a.counts) for k in ("flower", "flower-prios", "u32")]
+        [(k, a.counts) for k in ("flower", "flower-prios", "u32")] + \
+        [(k, a.masks) for k in MASK_KINDS]
     for kind, counts in plan:
         if a.only and kind not in a.only:
             continue
+        if kind == "flower-masks-1prio" and counts:
+            ok, why = masks_in_one_prio()
+            if not ok:
+                print("# %s: not measured, a second mask in one prio is "
+                      "refused: %s" % (kind, why), flush=True)
+                skipped.append(dict(classifier=kind, reason=why))
+                continue
         for n in counts:
             fresh_dev(DEV)
             t = tc_batch(rules(kind, n, DEV)) if n else 0
             time.sleep(a.settle)    # deferred work (rhashtable resize, RCU)
             print("# %s n=%d: rules installed in %.1f s" % (kind, n, t),
                   flush=True)
-            cases = ("last", "first") if n > 1 else ("last",)
+            cases = ("last", "first") if n > 1 and kind not in \
+                MASK_KINDS else ("last",)
             for case in cases * a.repeat:
                 points.append(measure(kind, n, case, a))
                 r = points[-1]
@@ -322,6 +403,9 @@ def control_part(a):
 
 def criteria(points):
     """Issue acceptance: flower (one instance) flat, u32 linear."""
+    points = [p for p in points if p["classifier"] not in MASK_KINDS]
+    if not points:
+        return {}
     cost = {(p["classifier"], p["case"], p["rules"]): p["ratio"]
             for p in points}
     lo, hi = min(p["rules"] for p in points if p["rules"]), \
@@ -355,7 +439,7 @@ def meta(a):
               "boot with tsc_early_khz=... tsc=reliable (bench/bench.mk "
               "does)" % cs, flush=True)
     return dict(variant=os.environ.get("TDC_VARIANT", "?"),
-                kernel=os.uname().release,
+                kernel=os.uname().release, build=os.uname().version,
                 accel=("kvm" if m and m.group(1) == "KVM" else "tcg"),
                 cpus=os.cpu_count(), clocksource=cs, smoke=a.smoke,
                 timebase=("icount: %d ns per guest instruction"
@@ -365,6 +449,7 @@ def meta(a):
                              if os.environ.get("BENCH_ICOUNT") else None),
                 date=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
                 runs=a.runs, seconds=a.seconds, counts=a.counts,
+                masks=a.masks, mask_src=MASK_SRC,
                 insert_counts=a.insert_counts, u32_table=U32_TABLE,
                 pktgen="xmit_mode netif_receive, 60-byte UDP/IPv4, "
                        "count 0, delay 0, stopped after each run")
@@ -385,6 +470,9 @@ def main():
     p.add_argument("--smoke", action="store_true",
                    help="tiny counts, short runs (make bench-smoke)")
     p.add_argument("--counts", default="1,10,100,1000,10000")
+    p.add_argument("--masks", default="1,8,64,256",
+                   help="mask counts M of the many-masks kinds (empty: "
+                        "none)")
     p.add_argument("--insert-counts", default="10000,100000")
     p.add_argument("--runs", type=int, default=5,
                    help="(test, baseline) pairs per point; medians")
@@ -404,9 +492,11 @@ def main():
     a = p.parse_args()
     if a.smoke:
         a.counts, a.insert_counts, a.runs, a.seconds = "1,10", "100", 1, 0.3
+        a.masks = "1,8"
         a.settle = SETTLE[0] = 0.3
     a.counts = [int(x) for x in a.counts.split(",")]
     a.insert_counts = [int(x) for x in a.insert_counts.split(",")]
+    a.masks = [int(x) for x in a.masks.split(",") if x]
     if not THREAD:
         sys.exit("classify.py: no %s (CONFIG_NET_PKTGEN); run it in the "
                  "guest: guest/run -- %s %s" % (PG, sys.executable,
@@ -415,7 +505,8 @@ def main():
     t0 = time.monotonic()
     res = dict(meta=meta(a))
     print("# %s" % json.dumps(res["meta"]), flush=True)
-    res["points"] = classify_part(a)
+    res["skipped"] = []
+    res["points"] = classify_part(a, res["skipped"])
     res["criteria"] = criteria(res["points"])
     res["control"] = [] if a.skip_control else control_part(a)
     res["meta"]["elapsed_s"] = round(time.monotonic() - t0, 1)

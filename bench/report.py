@@ -16,7 +16,10 @@ ORDER = ["flower", "flower-prios", "u32"]
 LABEL = {"flower": "flower, one instance (hash)",
          "flower-prios": "flower, one prio per rule (walk)",
          "u32": "u32 (linear list)", "matchall": "matchall drop",
-         "nofilter": "no filter"}
+         "nofilter": "no filter",
+         "flower-masks": "flower, M masks, one prio per mask",
+         "flower-masks-1prio": "flower, M masks in one prio"}
+MASK_KINDS = ("flower-masks", "flower-masks-1prio")
 
 
 def load(d):
@@ -44,8 +47,12 @@ def plot(res, stock, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(13, 5.2))
     runs = [("ours", res, "-")] + ([("stock", stock, "--")] if stock else [])
+    masks = [(name, r, kind) for name, r, _ in runs
+             for kind in (MASK_KINDS[::-1] if name == "stock" else MASK_KINDS)
+             if series(r, kind, "last")[0]]
+    fig, axes = plt.subplots(1, 3 if masks else 2,
+                             figsize=(19 if masks else 13, 5.2))
     npi = res["meta"].get("ns_per_insn")
     for p in [p for _, r, _ in runs for p in r["points"]]:
         p["insns"] = p["cost_ns"] / npi if npi else p["cost_ns"]
@@ -80,6 +87,26 @@ def plot(res, stock, path):
         ax.set_ylabel(ylabel)
         ax.grid(True, which="both", alpha=.3)
     axes[0].legend(fontsize=7)
+    if masks:
+        ax = axes[2]
+        for j, (name, r, kind) in enumerate(masks):
+            xs, pts = series(r, kind, "last")
+            ax.plot(xs, [p["ratio"] for p in pts],
+                    "-" if name == "ours" else "--", marker="os^v"[j % 4],
+                    color="C%d" % (3 + j), label="%s [%s]" % (LABEL[kind],
+                                                             name))
+        ax.axhline(1, color="k", ls=":", label=LABEL["matchall"])
+        ax.set_xscale("log", base=2)
+        ms = sorted({x for name, r, kind in masks
+                     for x in series(r, kind, "last")[0]})
+        ax.set_xticks(ms)
+        ax.set_xticklabels([str(x) for x in ms])
+        ax.set_yscale("log")
+        ax.set_xlabel("masks M (one filter each, the last one matches)")
+        ax.set_ylabel("cost per packet / matchall-drop cost (same run)")
+        ax.set_title("many masks (the OVS way)", fontsize=9)
+        ax.grid(True, which="both", alpha=.3)
+        ax.legend(fontsize=7)
     m = res["meta"]
     fig.suptitle("Classify cost vs rule count: pktgen netif_receive into a "
                  "dummy, clsact ingress, drop (%s kernel %s, %s, %s, median "
@@ -91,8 +118,8 @@ def plot(res, stock, path):
 
 
 def classify_table(res):
-    counts = sorted({p["rules"] for p in res["points"] if p["rules"] > 1} |
-                    {1})
+    counts = sorted({p["rules"] for p in res["points"] if p["rules"] > 1
+                     and p["classifier"] not in MASK_KINDS} | {1})
     head = "| classifier | matching rule | " + " | ".join(
         "%d" % n for n in counts) + " |"
     out = [head, "|" + "---|" * (len(counts) + 2)]
@@ -165,6 +192,76 @@ def control_vs_stock(res, stock):
     return out if len(out) > 2 else []
 
 
+def masks_table(res, stock):
+    """Many masks: per M, each run's mask kinds (cost x matchall and
+    instructions per packet), and ours (one prio per mask) against stock
+    (all masks in one prio)."""
+    runs = [("ours" if stock else res["meta"]["variant"], res)] + \
+        ([("stock", stock)] if stock else [])
+    # ours' own way first, then stock's own way (all masks in one prio)
+    cols = [(name, r, kind) for name, r in runs
+            for kind in (MASK_KINDS[::-1] if name == "stock" else MASK_KINDS)
+            if series(r, kind, "last")[0]]
+    if not cols:
+        return []
+    npi = res["meta"].get("ns_per_insn")
+    unit = "insns" if npi else "ns"
+
+    def cost(r, p):
+        n = r["meta"].get("ns_per_insn")
+        return p["cost_ns"] / n if n else p["cost_ns"]
+    by = {(name, kind): {p["rules"]: p for p in series(r, kind, "last")[1]}
+          for name, r, kind in cols}
+    vs = stock and ("ours", "flower-masks") in by and \
+        ("stock", "flower-masks-1prio") in by
+    short = {"flower-masks": "one prio per mask",
+             "flower-masks-1prio": "all M in one prio"}
+    head = ["masks M"] + ["%s, %s: x matchall" % (n, short[k])
+                          for n, _, k in cols] + \
+        ["%s, %s: %s/packet" % (n, short[k], unit) for n, _, k in cols]
+    if vs:
+        head.append("ours (prio per mask) / stock (one prio): cost per "
+                    "packet")
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    ms = sorted({m for d in by.values() for m in d})
+    for m in ms:
+        cells = ["%d" % m]
+        cells += ["%.2f" % by[(n, k)][m]["ratio"] if m in by[(n, k)] else ""
+                  for n, _, k in cols]
+        cells += ["%.0f" % cost(r, by[(n, k)][m]) if m in by[(n, k)] else ""
+                  for n, r, k in cols]
+        if vs:
+            o = by[("ours", "flower-masks")].get(m)
+            t = by[("stock", "flower-masks-1prio")].get(m)
+            cells.append("%.2fx" % (cost(res, o) / cost(stock, t))
+                         if o and t else "")
+        out.append("| " + " | ".join(cells) + " |")
+    # the cost of one more mask: slope between the smallest and largest M
+    out += [""]
+    for n, r, k in cols:
+        d = by[(n, k)]
+        lo, hi = min(d), max(d)
+        if hi > lo:
+            out.append("- %s, %s: each further mask costs %.3f matchall-"
+                       "drop units (%.0f %s/packet), from M=%d to M=%d." % (
+                           n, short[k],
+                           (d[hi]["ratio"] - d[lo]["ratio"]) / (hi - lo),
+                           (cost(r, d[hi]) - cost(r, d[lo])) / (hi - lo),
+                           unit, lo, hi))
+    base = [(n, r, next((p for p in r["points"]
+                         if p["classifier"] == "matchall"), None))
+            for n, r in runs]
+    out.append("- matchall drop (the baseline): %s." % "; ".join(
+        "%s %.0f %s/packet" % (n, cost(r, p), unit)
+        for n, r, p in base if p))
+    for n, r in runs:
+        for sk in r.get("skipped", []):
+            out.append("- %s: %s not measured: %s" % (
+                n, LABEL.get(sk["classifier"], sk["classifier"]),
+                sk["reason"]))
+    return out
+
+
 def verdicts(res):
     c = res["criteria"]
     out = []
@@ -195,7 +292,8 @@ def stock_table(res, stock):
     key = lambda r: {(p["classifier"], p["case"], p["rules"]): p  # noqa
                      for p in r["points"]}
     a, b = key(res), key(stock)
-    for n in sorted({p["rules"] for p in res["points"] if p["rules"] > 0}):
+    for n in sorted({p["rules"] for p in res["points"] if p["rules"] > 0
+                     and p["classifier"] not in MASK_KINDS}):
         for case in ("last", "first"):
             row = [a.get(("flower", case, n)), b.get(("flower", case, n)),
                    a.get(("flower-prios", case, n)),
@@ -204,6 +302,21 @@ def stock_table(res, stock):
                 out.append("| %d | %s | %s |" % (n, case, " | ".join(
                     "%.2f" % r["ratio"] if r else "" for r in row)))
     return out
+
+
+def same_kernel(res, stock):
+    """Whether the stock run booted ours' kernel image (make stock-ext)."""
+    a, b = res["meta"].get("build"), stock["meta"].get("build")
+    if not a or not b:
+        return "(Which kernel image the stock run booted is not recorded.)"
+    if a == b:
+        return ("Both runs booted the same kernel image (`%s`): the stock "
+                "run differs from ours only in the cls_flower module "
+                "(`make stock-ext`)." % a)
+    return ("The two runs booted different kernel images (ours `%s`, "
+            "stock `%s`): a full `make kernel VARIANT=stock` build, whose "
+            "configuration may differ; compare the ratios to matchall, "
+            "not the absolute numbers." % (a, b))
 
 
 def table(res, stock):
@@ -226,9 +339,29 @@ def table(res, stock):
            "(1.00 = as cheap as matchall). Columns: number of rules.", ""]
     out += classify_table(res)
     out += ["", "## Acceptance", ""] + verdicts(res)
+    mt = masks_table(res, stock)
+    if mt:
+        out += ["", "## Many masks, the OVS way", "",
+                "M filters (M = %s), each with its own mask: filter i "
+                "matches `src_ip` and `dst_ip` with its own pair of prefix "
+                "lengths (the same two keys in every mask, so every mask "
+                "costs the same dissection), and only the last mask's "
+                "filter matches the packets (%s to %s). One prio per mask "
+                "(prio 1..M, the matching one last) is how ours holds "
+                "them; the stock flower also takes all M masks in one prio "
+                "and walks them in the order they were added (the "
+                "matching one last). Cost per packet x matchall-drop cost "
+                "in the same run, and %s per packet%s." % (
+                    ", ".join(str(x) for x in res["meta"].get("masks", [])),
+                    res["meta"].get("mask_src", "?"), "10.0.0.1",
+                    "guest instructions" if m.get("ns_per_insn") else
+                    "ns (wall clock)",
+                    "; the last column divides ours by stock"
+                    if stock else ""), ""] + mt
     if stock:
         out += ["", "## Stock cls_flower (same method, `--variant stock`, "
-                "kernel %s)" % stock["meta"]["kernel"], ""]
+                "kernel %s)" % stock["meta"]["kernel"], "", same_kernel(
+                    res, stock), ""]
         out += stock_table(res, stock)
         out += ["", "Stock acceptance:", ""] + verdicts(stock)
     out += ["", "## Control plane", "",
