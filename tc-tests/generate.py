@@ -1441,6 +1441,21 @@ def tunnel_cases(c):
                scapy=[(p, 1) for p in hit + miss],
                verify='$TC -s -j filter show dev %s ingress' % dev,
                match_json=tun_stats(kind, len(hit)))
+    for kind, words, other, shown in [
+            ('vxlan', 'enc_key_id 42 enc_dst_ip 10.9.0.1',
+             'enc_key_id 43 enc_dst_ip 10.9.0.1', r'enc_key_id 43'),
+            ('geneve', 'geneve_opts 0102:80:00880022',
+             'geneve_opts 0102:80:00880033', r'geneve_opts 0102:80:00880033')]:
+        dev = TUN_DEV[kind]
+        c.case('keys-enc', 'Replace %s with %s on a %s device: the handle '
+               'stays, the key changes, one filter' % (words, other, kind),
+               tc_filter('replace', 'ip', other, dev=dev, handle=1,
+                         tail='action drop'),
+               setup=TUN_SETUP + TUN_DEVS[kind] + [
+                   tc_filter('add', 'ip', words, dev=dev, handle=1,
+                             tail='action drop')],
+               verify='$TC filter show dev %s ingress' % dev,
+               pattern=r'handle 0x1 [^\n]*\n(?:[^\n]*\n)*?\s*' + shown)
     c.case('packets-enc', 'Packets: enc_key_id 0 on $DEV1 (no tunnel '
            'device) counts no plain frame: a tunnel key needs tunnel '
            'metadata', tc_filter('add', 'ip', 'enc_key_id 0', handle=1,
@@ -1542,6 +1557,15 @@ def ct_cases(c):
                setup=[CT_CHAIN0 % act], scapy=CT_PACKETS,
                verify='$TC -s -j filter show dev $DEV1 ingress chain 1',
                match_json=stats_json('ip', len(counted), nbytes))
+    c.case('keys-ct', 'Replace ct_state +trk+new with +trk-new (the same '
+           'mask) in chain 1: the handle stays, the key changes',
+           '$TC filter replace dev $DEV1 ingress prio 1 chain 1 handle 1 '
+           'protocol ip flower ct_state +trk-new action drop',
+           setup=['$TC filter add dev $DEV1 ingress prio 1 chain 1 handle 1 '
+                  'protocol ip flower ct_state +trk+new action drop'],
+           verify='$TC filter show dev $DEV1 ingress chain 1',
+           pattern=r'handle 0x1 [^\n]*\n\s*eth_type ipv4\n\s*'
+                   r'ct_state \+trk-new\n')
     c.case('packets-ct', 'Packets: ct_state -trk in chain 0 counts every '
            'packet (none is tracked before act_ct)',
            '$TC filter add dev $DEV1 ingress prio 2 chain 0 protocol ip '
