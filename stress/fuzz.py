@@ -273,6 +273,9 @@ class Model:
             ln = ATTR_LEN.get(t & TYPE_MASK)
             if t & TYPE_MASK == T_INDEV and not data:   # NLA_STRING: >= 1
                 raise Err(errno.ERANGE, 'Attribute failed policy validation')
+            # NLA_NESTED: empty, or at least one attribute header
+            if t & TYPE_MASK == T_ACT and data and len(data) < 4:
+                raise Err(errno.ERANGE, 'Attribute failed policy validation')
             if ln and ln != VAR and len(data) != ln:
                 if ln in BINARY_LENGTHS:
                     raise Err(errno.ERANGE,
