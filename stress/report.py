@@ -11,12 +11,20 @@ with which seed and counts, every boot's verdict and splat count, and the
 totals the reliability issue asks for (messages fuzzed, faults injected,
 churn cycles, packets checked, corpus cases, splats).  It reports what the
 files say; a part that did not run is listed as not run, never as zero.
+
+--corpus-out FILE (with --corpus-rc, --corpus-wall, --corpus-log,
+--corpus-cmd): the flower corpus was run in a boot of its own on the same
+kernel instead of as the run's `corpus` part (e.g. `guest/run --variant
+debug -- python3 -m tdc.tdc --strict -c flower -J 2 > FILE 2>&1`); its
+TAP output, the exit status of guest/run and its console log (scanned
+for splats as step.py does) stand in for the part.
 """
 
 import argparse
 import datetime
 import json
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.realpath(__file__))
@@ -57,9 +65,9 @@ def part_lines(name, part, counts, result):
     """Bullets for one part, from its <part>.json (and .result.json)."""
     if result is None:
         return ['- **%s:** not run' % part]
-    head = '- **%s:** %d checks passed, %d failed (exit %d, %d s guest ' \
+    head = '- **%s:** %d checks passed, %d failed (exit %d, %s s guest ' \
         'clock)' % (part, result['passed'], result['failed'],
-                    result['exit'], result['guest_seconds'])
+                    result['exit'], result.get('guest_seconds', '?'))
     out = [head]
     c = counts or {}
     if part == 'fuzz' and c:
@@ -95,6 +103,14 @@ def part_lines(name, part, counts, result):
         if 'kmemleak_leaks' in c:
             out.append('  - kmemleak: %s unreferenced objects'
                        % c['kmemleak_leaks'])
+    elif part == 'corpus' and 'command' in result:
+        out[0] = '- **corpus:** %d checks passed, %d failed (exit %d, own ' \
+            'boot)' % (result['passed'], result['failed'], result['exit'])
+        out.append('  - flower corpus: %d passed, %d failed, %d skipped '
+                   '(`%s`; TAP: %s)' % (
+                       result['passed'], result['failed'],
+                       result.get('skipped', 0), result['command'],
+                       result['output']))
     elif part == 'corpus':
         out.append('  - flower corpus: %d passed, %d failed, %d skipped '
                    '(TAP: build/guest-out/stress/%s/corpus.tap)' % (
@@ -103,7 +119,63 @@ def part_lines(name, part, counts, result):
     return out
 
 
-def report(name):
+def corpus_run(a):
+    """The separate corpus boot of --corpus-out as a boot entry (as in
+    NAME.runs.json) and a part result (as in corpus.result.json)."""
+    with open(a.corpus_out, errors='replace') as f:
+        text = f.read()
+    last = re.findall(r'^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$',
+                      text, re.M)
+    passed, failed, skipped = (int(x or 0) for x in last[-1]) if last \
+        else (0, 1, 0)
+    splats = None
+    if a.corpus_log and os.path.exists(a.corpus_log):
+        import scan_console     # beside this file (run as stress/report.py)
+        splats = len(scan_console.scan(a.corpus_log)[0])
+    rc = a.corpus_rc
+    verdict = 'ok'
+    if splats or rc == 3:
+        verdict = 'kernel splat'
+    elif rc not in (0, 1):
+        verdict = {120: 'guest died (panic)', 121: 'CMD never started',
+                   124: 'timeout', 125: 'host-side failure'}.get(
+                       rc, 'exit %d' % rc)
+    if verdict != 'ok' or (rc and not failed):
+        failed += 1
+    boot = {'parts': ['corpus'], 'variant': a.corpus_variant, 'rc': rc,
+            'wall_seconds': a.corpus_wall or 0,
+            'console_log': os.path.abspath(a.corpus_log or '?'),
+            'splats': splats, 'passed': passed, 'failed': failed,
+            'verdict': verdict, 'separate': True}
+    result = {'part': 'corpus', 'passed': passed, 'failed': failed,
+              'skipped': skipped, 'exit': rc, 'command': a.corpus_cmd,
+              'output': os.path.relpath(os.path.abspath(a.corpus_out), REPO)}
+    return boot, result
+
+
+def failure_lines(name, part, result, first=5):
+    """The first FAIL lines of a part that failed (from <part>.out, or
+    the corpus boot's TAP: `not ok` lines), so the page says what
+    failed."""
+    if not result or not result['failed']:
+        return []
+    path = os.path.join(REPO, result['output']) if 'output' in result \
+        else os.path.join(OUTDIR, name, '%s.out' % part)
+    try:
+        with open(path, errors='replace') as f:
+            lines = [ln.rstrip('\n') for ln in f
+                     if ln.startswith(('FAIL', 'not ok'))]
+    except OSError:
+        return []
+    out = ['  - first failures (of %d lines in `%s`):' % (
+        len(lines), os.path.relpath(path, REPO))]
+    for ln in lines[:first]:
+        ln = ln if len(ln) <= 300 else ln[:297] + '...'
+        out.append('    - `%s`' % ln.replace('`', "'"))
+    return out if lines else []
+
+
+def report(name, a=None):
     runs = load(os.path.join(OUTDIR, '%s.runs.json' % name))
     if runs is None:
         raise SystemExit('report.py: no %s.runs.json in %s (run make '
@@ -116,6 +188,11 @@ def report(name):
     for p in PARTS:
         if p not in ran:    # a file left from an earlier run
             counts[p] = results[p] = None
+    stress_wall = runs['wall_seconds']
+    if a is not None and a.corpus_out and 'corpus' not in ran:
+        boot, results['corpus'] = corpus_run(a)
+        runs['runs'].append(boot)
+        runs['wall_seconds'] += boot['wall_seconds']
     env = dict(e.split('=', 1) for e in runs['env'])
     variant = runs['variant']
     splats = sum(r.get('splats') or 0 for r in runs['runs'])
@@ -131,6 +208,7 @@ def report(name):
     fz, ch, lc = counts['fuzz'] or {}, counts['churn'] or {}, \
         counts['lifecycle'] or {}
     corpus = results['corpus']
+    separate = corpus is not None and 'command' in corpus
 
     def num(d, key, fmt='%d'):
         return fmt % d[key] if d and key in d else 'not run'
@@ -144,7 +222,12 @@ def report(name):
            '`stress/scan_console.py`).'
            % (name, when.strftime('%Y-%m-%d %H:%M'), variant,
               kernel_release(variant)), '',
-           'Reproduce: `%s` (parts: %s).' % (again, ' '.join(ran)), '',
+           'Reproduce: `%s` (parts: %s)%s.' % (
+               again + (' STRESS_PARTS="%s"' % ' '.join(ran)
+                        if ran != list(PARTS) else ''), ' '.join(ran),
+               ('; the flower corpus ran in a boot of its own on the same '
+                'kernel: `%s`' % corpus['command']) if separate else ''),
+           '',
            '## Totals', '',
            '| what | count |', '|---|---|',
            '| netlink messages fuzzed | %s |' % num(fz, 'messages'),
@@ -174,14 +257,21 @@ def report(name):
            '| console log |', '|---|---|---|---|---|---|---|---|']
     for r in runs['runs']:
         out.append('| %s | %s | %.0f | %s | %d | %d | %s | `%s` |' % (
-            '+'.join(r['parts']), r['verdict'], r['wall_seconds'],
+            '+'.join(r['parts']) + (' (own boot)' if r.get('separate')
+                                    else ''),
+            r['verdict'], r['wall_seconds'],
             '%.1f' % r['boot_seconds'] if 'boot_seconds' in r else '?',
             r['passed'], r['failed'], r.get('splats', '?'),
             os.path.relpath(r['console_log'], REPO)))
-    out += ['', 'Wall time in total: %.0f s.' % runs['wall_seconds'], '',
+    out += ['', 'Wall time in total: %.0f s%s.' % (
+        runs['wall_seconds'], (' (`make stress` %.0f s, the corpus boot '
+                               '%.0f s)' % (stress_wall, runs['wall_seconds']
+                                            - stress_wall))
+        if separate else ''), '',
             '## Parts', '']
     for p in PARTS:
         out += part_lines(name, p, counts[p], results[p])
+        out += failure_lines(name, p, results[p])
     out += ['', 'What each part does: `stress/README.md`.', '']
     return '\n'.join(out)
 
@@ -191,8 +281,21 @@ def main(argv=None):
     p.add_argument('--name', default='stress')
     p.add_argument('--out', default=os.path.join(REPO, 'docs',
                                                  'reliability.md'))
+    p.add_argument('--corpus-out', metavar='FILE',
+                   help='output (TAP) of the corpus run in a boot of its '
+                        'own, when the run left the corpus part out')
+    p.add_argument('--corpus-rc', type=int, default=0,
+                   help="guest/run's exit status of that boot")
+    p.add_argument('--corpus-wall', type=float, default=0,
+                   help='its wall time in seconds')
+    p.add_argument('--corpus-log', metavar='FILE',
+                   help='its console log (scanned for splats)')
+    p.add_argument('--corpus-variant', default='debug')
+    p.add_argument('--corpus-cmd', default='guest/run --variant debug -- '
+                   '/usr/bin/python3 -m tdc.tdc --strict -c flower -J 2',
+                   help='the command, for the page')
     a = p.parse_args(argv)
-    text = report(a.name)
+    text = report(a.name, a)
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, 'w') as f:
         f.write(text)
