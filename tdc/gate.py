@@ -31,12 +31,8 @@ import os
 import sys
 
 if __name__ == '__main__' and not __package__:
-    # run as a file (tdc/gate.py): tdc/ would be first on the module path
-    # and "tdc" tdc/tdc.py; run as the module, with the repository as the
-    # module path, instead
-    os.execve(sys.executable, [sys.executable, '-P', '-m', 'tdc.gate'] +
-              sys.argv[1:], dict(os.environ, PYTHONPATH=os.path.dirname(
-                  os.path.dirname(os.path.realpath(__file__)))))
+    import as_module                # run as a file: again as the module
+    as_module.reexec('tdc.gate')
 
 import collections                  # noqa: E402
 import functools                    # noqa: E402

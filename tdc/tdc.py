@@ -43,12 +43,8 @@ import os
 import sys
 
 if __name__ == '__main__' and not __package__:
-    # run as a file: then tdc/ is first on the module path and "tdc" is
-    # this file, not the package; run as the module, with the repository
-    # as the module path, instead
-    os.execve(sys.executable, [sys.executable, '-P', '-m', 'tdc.tdc'] +
-              sys.argv[1:], dict(os.environ, PYTHONPATH=os.path.dirname(
-                  os.path.dirname(os.path.realpath(__file__)))))
+    import as_module                # run as a file: again as the module
+    as_module.reexec('tdc.tdc')
 
 import argparse                                 # noqa: E402
 import collections                              # noqa: E402
