@@ -35,20 +35,11 @@ BENCH_RUN      := $(if $(BENCH_ICOUNT),TDC_QEMU_EXTRA="$${TDC_QEMU_EXTRA:-} -ico
                   $(if $(BENCH_ICOUNT),--accel tcg --smp 1 -e BENCH_ICOUNT=$(BENCH_ICOUNT)) \
                   $(if $(BENCH_TSC_KHZ),--append "tsc_early_khz=$(BENCH_TSC_KHZ) tsc=reliable clocksource=tsc")
 
-# The guest to boot: ours' kernel and initramfs; for VARIANT=stock the
-# stock cls_flower module on ours' kernel (make stock-ext: about 30 s; a
-# full `make kernel VARIANT=stock` build in build/obj/stock is used as it
-# is), not a stock kernel build.
-define bench_guest
-	@$(MAKE) --no-print-directory guest $(if $(filter stock,$(VARIANT)),VARIANT=ours)
-	$(if $(filter stock,$(VARIANT)),@$(MAKE) --no-print-directory stock-ext VARIANT=ours)
-endef
-
 .PHONY: bench bench-smoke bench-report bench-docs
 
 bench:
 	@$(MAKE) --no-print-directory deps
-	$(bench_guest)
+	$(variant_guest)
 	@rm -rf $(BENCH_DIR)
 	@start=$$(date +%s); \
 	$(BENCH_RUN) --timeout $(BENCH_TIMEOUT) \
@@ -68,7 +59,7 @@ bench-report:
 # Ends with `N passed, N failed` (guest checks + the host-side report).
 bench-smoke:
 	@$(MAKE) --no-print-directory deps
-	$(bench_guest)
+	$(variant_guest)
 	@rm -rf $(BENCH_SMOKE)
 	@rc=0; \
 	$(BENCH_RUN) --timeout 600 \
