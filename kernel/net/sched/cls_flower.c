@@ -1499,10 +1499,28 @@ static int fl_set_enc_opts_mask_lengths(struct flow_dissector_key_enc_opts *key,
 	return 0;
 }
 
+/* No mask given: every bit of class, type and data counts, as with the
+ * all-ones mask tc sends.  The lengths stay the key's (set to all five
+ * bits by fl_set_enc_opts_mask_lengths()).
+ */
+static void fl_set_enc_opts_mask_exact(const struct flow_dissector_key_enc_opts *key,
+				       struct flow_dissector_key_enc_opts *mask)
+{
+	struct geneve_opt *opt;
+	unsigned int off;
+
+	*mask = *key;
+	for (off = 0; off < mask->len; off += fl_geneve_opt_len(opt)) {
+		opt = fl_geneve_opt(mask, off);
+		opt->opt_class = htons(0xffff);
+		opt->type = 0xff;
+		memset(opt->opt_data, 0xff, opt->length * 4);
+	}
+}
+
 /*
  * Geneve options: the packet's options are exactly these, in this order
  * (their lengths count), with the mask's bits of class, type and data.
- * Without a mask every bit counts.
  */
 static int fl_set_key_enc_opts(struct nlattr **tb, struct fl_flow_key *key,
 			       struct fl_flow_key *mask,
@@ -1527,8 +1545,7 @@ static int fl_set_key_enc_opts(struct nlattr **tb, struct fl_flow_key *key,
 		if (err)
 			return err;
 	} else {
-		mask->enc_opts = key->enc_opts;
-		memset(mask->enc_opts.data, 0xff, key->enc_opts.len);
+		fl_set_enc_opts_mask_exact(&key->enc_opts, &mask->enc_opts);
 	}
 	if (fl_set_enc_opts_mask_lengths(&key->enc_opts, &mask->enc_opts)) {
 		NL_SET_ERR_MSG_ATTR(extack, msk,
