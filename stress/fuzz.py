@@ -9,7 +9,8 @@ and gets mixed with broken ones (wrong attribute lengths, masks without
 their keys, unknown and unsupported attribute types, nested garbage in
 TCA_FLOWER_ACT, malformed attribute streams, huge and zero handles,
 conflicting protocols, random and automatic prios, bad flags, bad
-devices, wrong parents, chains, kinds...).
+devices, wrong parents, chains, kinds...), with tunnel (enc_*, Geneve
+options) and conntrack (ct_*) keys among the others, valid and not.
 
 A model of the tc core (tc_new_tfilter & co. in net/sched/cls_api.c) and
 of this classifier (one mask per prio, masked key unique, handle IDR)
@@ -26,7 +27,9 @@ early (the run is then a prefix of the full one).
 
 Output: counts (messages, accepted, refused by errno, lost/timeouts) and
 a last line "N passed, N failed" (one check per message, one per dump
-comparison).  Exit status 0 when nothing failed.
+comparison; a dumped filter that the model cannot rebuild when it
+resynchronises after a difference is a failure too).  Exit status 0 when
+nothing failed.
 """
 
 import argparse
@@ -59,7 +62,17 @@ MEMBERS = collections.OrderedDict([
     ('ip.tos', 1), ('ip.ttl', 1), ('tp.src', 2), ('tp.dst', 2),
     ('tcp.flags', 2), ('icmp.type', 1), ('icmp.code', 1), ('arp.op', 1),
     ('arp.sip', 4), ('arp.tip', 4), ('arp.sha', 6), ('arp.tha', 6),
-    ('addr_type', 2), ('cvlan_tpid', 2)])
+    ('addr_type', 2), ('cvlan_tpid', 2),
+    # metadata: the tunnel (enc_control.addr_type, key id, the outer
+    # addresses' union, ports, tos/ttl) and the conntrack entry
+    ('enc_addr_type', 2), ('enc_keyid', 4),
+    ('enc_l3', 32),                 # union { enc_ipv4; enc_ipv6; }
+    ('enc_tp.src', 2), ('enc_tp.dst', 2), ('enc_ip.tos', 1),
+    ('enc_ip.ttl', 1), ('ct.state', 2), ('ct.zone', 2), ('ct.mark', 4),
+    ('ct.labels', 16),
+    # struct flow_dissector_key_enc_opts: data[255] (Geneve options as on
+    # the wire), len, __be16 dst_opt_type
+    ('enc_opts', 258)])
 
 # fl_keys[] in its order: (value attr, mask attr or None, member, offset
 # in member, length, need)
@@ -89,6 +102,21 @@ KEYS = [
     ('ARP_TIP', 'ARP_TIP_MASK', 'arp.tip', 0, 4, 'ARP'),
     ('ARP_SHA', 'ARP_SHA_MASK', 'arp.sha', 0, 6, 'ARP'),
     ('ARP_THA', 'ARP_THA_MASK', 'arp.tha', 0, 6, 'ARP'),
+    ('ENC_KEY_ID', None, 'enc_keyid', 0, 4, 'NONE'),
+    ('ENC_IPV4_SRC', 'ENC_IPV4_SRC_MASK', 'enc_l3', 0, 4, 'ENC_IPV4'),
+    ('ENC_IPV4_DST', 'ENC_IPV4_DST_MASK', 'enc_l3', 4, 4, 'ENC_IPV4'),
+    ('ENC_IPV6_SRC', 'ENC_IPV6_SRC_MASK', 'enc_l3', 0, 16, 'ENC_IPV6'),
+    ('ENC_IPV6_DST', 'ENC_IPV6_DST_MASK', 'enc_l3', 16, 16, 'ENC_IPV6'),
+    ('ENC_UDP_SRC_PORT', 'ENC_UDP_SRC_PORT_MASK', 'enc_tp.src', 0, 2, 'NONE'),
+    ('ENC_UDP_DST_PORT', 'ENC_UDP_DST_PORT_MASK', 'enc_tp.dst', 0, 2, 'NONE'),
+    ('ENC_IP_TOS', 'ENC_IP_TOS_MASK', 'enc_ip.tos', 0, 1, 'NONE'),
+    ('ENC_IP_TTL', 'ENC_IP_TTL_MASK', 'enc_ip.ttl', 0, 1, 'NONE'),
+    # host order, as the attributes (fl_policy: NLA_U16/U32)
+    ('CT_STATE', 'CT_STATE_MASK', 'ct.state', 0, 2, 'NONE'),
+    ('CT_ZONE', 'CT_ZONE_MASK', 'ct.zone', 0, 2, 'NONE'),
+    ('CT_MARK', 'CT_MARK_MASK', 'ct.mark', 0, 4, 'NONE'),
+    # at most 16 bytes: a short label (and mask) is zero-padded
+    ('CT_LABELS', 'CT_LABELS_MASK', 'ct.labels', 0, 16, 'NONE'),
 ]
 KEY_BY_VAL = {k[0]: k for k in KEYS}
 OTHER_LEN = {'CLASSID': 4, 'INDEV': VAR, 'ACT': VAR, 'FLAGS': 4,
@@ -101,19 +129,56 @@ for _v, _m, _mem, _off, _ln, _need in KEYS:
         ATTR_LEN[A['KEY_' + _m]] = _ln
 for _n, _ln in OTHER_LEN.items():
     ATTR_LEN[A[_n] if _n in A else A['KEY_' + _n]] = _ln
+# fl_policy's NLA_NESTED attributes: empty, or at least one attribute
+# header (else ERANGE); their contents are the classifier's business
+NESTED = {A['ACT'], A['KEY_ENC_OPTS'], A['KEY_ENC_OPTS_MASK']}
+# NLA_BINARY with a maximum (FL_MAX_LEN): ct_label and its mask, up to 16
+MAX_LEN = {A['KEY_CT_LABELS']: 16, A['KEY_CT_LABELS_MASK']: 16}
+for _t in NESTED | set(MAX_LEN):
+    ATTR_LEN[_t] = VAR
 # cls_flower's fl_unsupported_msg[]: refused by name.  The keys it has
-# beyond the model's (ip_flags, cvlan, num_of_vlans, MPLS, PPPoE, L2TPv3,
-# the tunnel enc_* and conntrack ct_* keys) are neither generated nor
-# modelled here; the corpus covers them.
+# beyond the model's (ip_flags, cvlan, num_of_vlans, MPLS, PPPoE, L2TPv3)
+# are neither generated nor modelled here; the corpus covers them.
 UNSUPPORTED = [A[n] for n in A if n.startswith(
     ('KEY_HASH', 'KEY_PORT_', 'IN_HW_COUNT'))]
 # The netlink policy's length errors: byte strings have a length range
+# (FL_EXACT_LEN: MAC and IPv6 addresses, the tunnel's ones included)
 BINARY_LENGTHS = (6, 16)
 
 T_CLASSID, T_INDEV, T_ACT, T_FLAGS = (A['CLASSID'], A['INDEV'], A['ACT'],
                                       A['FLAGS'])
 T_ETH_TYPE, T_VLAN_ID = A['KEY_ETH_TYPE'], A['KEY_VLAN_ID']
 T_VLAN_PRIO, T_VLAN_ETH_TYPE = A['KEY_VLAN_PRIO'], A['KEY_VLAN_ETH_TYPE']
+T_ENC_OPTS, T_ENC_OPTS_MASK = A['KEY_ENC_OPTS'], A['KEY_ENC_OPTS_MASK']
+T_CT_STATE = A['KEY_CT_STATE']
+
+# fl_set_key_enc_control(): attributes that fix the tunnel's family, and
+# those that only ask for tunnel metadata (key id, ports, tos/ttl, options)
+ENC_V4 = [A['KEY_ENC_IPV4_' + n] for n in ('SRC', 'SRC_MASK', 'DST',
+                                            'DST_MASK')]
+ENC_V6 = [A['KEY_ENC_IPV6_' + n] for n in ('SRC', 'SRC_MASK', 'DST',
+                                            'DST_MASK')]
+ENC_ANY = [A['KEY_ENC_' + n] for n in (
+    'KEY_ID', 'UDP_SRC_PORT', 'UDP_SRC_PORT_MASK', 'UDP_DST_PORT',
+    'UDP_DST_PORT_MASK', 'IP_TOS', 'IP_TOS_MASK', 'IP_TTL', 'IP_TTL_MASK',
+    'OPTS', 'OPTS_MASK')]
+# enc_control.addr_type: FLOW_DISSECTOR_KEY_IPV4_ADDRS (2) or _IPV6_ADDRS
+# (3) under an all-ones mask; FL_TUNNEL_ANY (2 & 3 = 2) under mask 2 for
+# "came through a tunnel", whatever the family
+ENC_ADDR_V4, ENC_ADDR_V6, FL_TUNNEL_ANY = 2, 3, 2 & 3
+
+# Geneve options (TCA_FLOWER_KEY_ENC_OPTS_GENEVE = 1, with CLASS 1 (be16),
+# TYPE 2 (u8), DATA 3 (binary, policy at most 128 bytes)); the key's
+# options are at most IP_TUNNEL_OPTS_MAX = 255 bytes
+GENEVE, G_CLASS, G_TYPE, G_DATA = 1, 1, 2, 3
+ENC_OPTS_MAX = 255
+TUNNEL_GENEVE_OPT = b'\x08\x00'                   # __be16 0x0800
+TUNNEL_OPTIONS_PRESENT = b'\xd8\x00'              # GENEVE|VXLAN|ERSPAN|GTP
+NLA_F_NESTED = 0x8000
+
+# ct_state flags (TCA_FLOWER_KEY_CT_FLAGS_*)
+CT_NEW, CT_EST, CT_REL, CT_TRK, CT_INV, CT_RPL = 1, 2, 4, 8, 16, 32
+CT_FLAGS = 0x3F
 
 NEED_MSG = {
     'IP': 'Key requires protocol ip or ipv6',
@@ -126,6 +191,8 @@ NEED_MSG = {
     'ICMPV6': 'Key requires protocol ipv6 and ip_proto icmpv6',
     'ARP': 'Key requires protocol arp or rarp',
     'VLAN': 'Key requires protocol 802.1q or 802.1ad',
+    'ENC_IPV4': 'Key requires an IPv4 tunnel',
+    'ENC_IPV6': 'Key requires an IPv6 tunnel',
 }
 
 ETH_P = {'ip': 0x0800, 'ipv6': 0x86DD, 'arp': 0x0806, 'rarp': 0x8035,
@@ -212,7 +279,108 @@ def need_met(key, mask, need):
         return proto_is(key, mask, 0x0806) or proto_is(key, mask, 0x8035)
     if need == 'VLAN':
         return any(mask['vlan_tpid'])
+    if need in ('ENC_IPV4', 'ENC_IPV6'):
+        # fl_tunnel_is(): the family under an all-ones mask
+        return bytes(mask['enc_addr_type']) == b'\xff\xff' and \
+            u16le(bytes(key['enc_addr_type'])) == (
+                ENC_ADDR_V4 if need == 'ENC_IPV4' else ENC_ADDR_V6)
     raise ValueError(need)
+
+
+def nla_walk(data):
+    """nla_for_each_attr() over data: [(type with flags, payload)] and
+    the signed remainder the kernel's loop ends with (> 0: bytes that do
+    not form an attribute; < 0: the last attribute's padding is missing)."""
+    out, off, rem = [], 0, len(data)
+    while rem >= 4:
+        ln, t = struct.unpack_from('<HH', data, off)
+        if ln < 4 or ln > rem:
+            break
+        out.append((t, bytes(data[off + 4:off + ln])))
+        step = (ln + 3) & ~3
+        off += step
+        rem -= step
+    return out, rem
+
+
+def geneve_opts(data):
+    """fl_set_enc_opts(): a TCA_FLOWER_KEY_ENC_OPTS(_MASK) payload ->
+    (the options as on the wire, 255 bytes, zero after the last; their
+    length), or raises Err.  Each option is parsed (strict policy) and
+    appended before the next is looked at."""
+    opts, n = bytearray(ENC_OPTS_MAX), 0
+    items, rem = nla_walk(data)
+    for t, payload in items:
+        if t & TYPE_MASK != GENEVE:
+            raise Err(errno.EOPNOTSUPP,
+                      'Only Geneve tunnel options are supported')
+        sub, srem = nla_walk(payload)
+        tb = {}
+        for st, sv in sub:
+            typ = st & TYPE_MASK
+            if typ == 0 or typ > G_DATA:
+                raise Err(errno.EINVAL, 'Unknown attribute type')
+            if (typ == G_CLASS and len(sv) != 2) or \
+                    (typ == G_TYPE and len(sv) != 1):
+                raise Err(errno.EINVAL, 'invalid attribute length')
+            if typ == G_DATA and len(sv) > 128:
+                raise Err(errno.ERANGE, 'Attribute failed policy validation')
+            tb[typ] = sv
+        if srem > 0:
+            raise Err(errno.EINVAL,
+                      'bytes leftover after parsing attributes')
+        if len(tb) != 3:
+            raise Err(errno.EINVAL, 'Geneve option needs class, type and '
+                                    'data')
+        dl = len(tb[G_DATA])
+        if dl < 4 or dl > 124 or dl % 4:
+            raise Err(errno.EINVAL, 'Geneve option data must be 4 to 124 '
+                                    'bytes, a multiple of 4')
+        if n + 4 + dl > ENC_OPTS_MAX:
+            raise Err(errno.EINVAL, 'Geneve options longer than 255 bytes')
+        opts[n:n + 4] = tb[G_CLASS] + tb[G_TYPE] + bytes([dl // 4])
+        opts[n + 4:n + 4 + dl] = tb[G_DATA]
+        n += 4 + dl
+    if rem or not n:
+        raise Err(errno.EINVAL, 'Malformed or empty tunnel options')
+    return opts, n
+
+
+def geneve_offsets(opts, n):
+    """[(offset, data length)] of the options laid out in opts[:n]."""
+    out, off = [], 0
+    while off < n:
+        dl = (opts[off + 3] & 0x1F) * 4
+        out.append((off, dl))
+        off += 4 + dl
+    return out
+
+
+def geneve_dump(opts, key_opts, n):
+    """fl_dump_geneve_opts(): the payload of ENC_OPTS (opts = the key's)
+    or ENC_OPTS_MASK (opts = the mask's), laid out by the key's lengths:
+    one nested GENEVE (NLA_F_NESTED) per option, CLASS, TYPE, DATA."""
+    out = b''
+    for off, dl in geneve_offsets(key_opts, n):
+        out += nla(GENEVE | NLA_F_NESTED,
+                   nla(G_CLASS, bytes(opts[off:off + 2])) +
+                   nla(G_TYPE, bytes(opts[off + 2:off + 3])) +
+                   nla(G_DATA, bytes(opts[off + 4:off + 4 + dl])))
+    return out
+
+
+def ct_state_error(state):
+    """fl_ct_state_error(): the extack for ct_state flags (key & mask)
+    that no packet has together, or None."""
+    if state & ~CT_FLAGS:
+        return 'Unknown ct_state flags'
+    if state and not state & CT_TRK:
+        return 'ct_state flags other than trk need +trk'
+    if state & CT_NEW and state & (CT_EST | CT_RPL):
+        return 'ct_state +new excludes +est and +rpl'
+    if state & CT_INV and state & ~(CT_TRK | CT_INV):
+        return 'ct_state +inv goes with +trk alone'
+    return None
 
 
 class Filter:
@@ -274,7 +442,10 @@ class Model:
             if t & TYPE_MASK == T_INDEV and not data:   # NLA_STRING: >= 1
                 raise Err(errno.ERANGE, 'Attribute failed policy validation')
             # NLA_NESTED: empty, or at least one attribute header
-            if t & TYPE_MASK == T_ACT and data and len(data) < 4:
+            if t & TYPE_MASK in NESTED and data and len(data) < 4:
+                raise Err(errno.ERANGE, 'Attribute failed policy validation')
+            # NLA_BINARY with a maximum length
+            if len(data or b'') > MAX_LEN.get(t & TYPE_MASK, 1 << 16):
                 raise Err(errno.ERANGE, 'Attribute failed policy validation')
             if ln and ln != VAR and len(data) != ln:
                 if ln in BINARY_LENGTHS:
@@ -346,6 +517,10 @@ class Model:
                 key['n_proto'][:] = vet[0]
                 mask['n_proto'][:] = b'\xff\xff'
 
+        # (ip_flags and MPLS come here in fl_set_key(): not modelled)
+        self.set_enc_control(tb, key, mask)
+        self.set_enc_opts(tb, key, mask)
+
         for v, m, member, off, ln, need in KEYS:
             val = tb.get(A['KEY_' + v])
             msk = tb.get(A['KEY_' + m]) if m else None
@@ -355,8 +530,10 @@ class Model:
                 continue
             if not need_met(key, mask, need):
                 raise Err(errno.EINVAL, NEED_MSG[need])
-            key[member][off:off + ln] = val[0]
-            mask[member][off:off + ln] = msk[0] if msk else b'\xff' * ln
+            # nla_memcpy(): a short ct_label (or its mask) is zero-padded
+            key[member][off:off + ln] = (val[0] + bytes(ln))[:ln]
+            mask[member][off:off + ln] = (msk[0] + bytes(ln))[:ln] \
+                if msk else b'\xff' * ln
 
         if any(A['KEY_%s_%s' % (f, d)] in tb for f in ('IPV4', 'IPV6')
                for d in ('SRC', 'DST')):
@@ -365,6 +542,13 @@ class Model:
             mask['addr_type'][:] = b'\xff\xff'
         if be16(bytes(mask['tcp.flags'])) & ~0x0fff:
             raise Err(errno.EINVAL, 'TCP flags mask has bits above 0xfff')
+        # fl_check_ct(): every ct key is built in (kernel/flower.config has
+        # NF_CONNTRACK, _ZONES, _MARK, _LABELS: no EOPNOTSUPP here); then
+        # the flags the filter asks to be set (key & mask) must be possible
+        msg = ct_state_error(u16le(bytes(key['ct.state'])) &
+                             u16le(bytes(mask['ct.state'])))
+        if msg:
+            raise Err(errno.EINVAL, msg)
 
         acts = []
         if T_ACT in tb:
@@ -374,6 +558,56 @@ class Model:
             acts = list(meta)
         classid = u32le(tb[T_CLASSID][0]) if T_CLASSID in tb else 0
         return Filter(key, mask, flags, classid, acts)
+
+    @staticmethod
+    def set_enc_control(tb, key, mask):
+        """fl_set_key_enc_control(): the tunnel's family, or just "came
+        with tunnel metadata"."""
+        v4 = any(t in tb for t in ENC_V4)
+        v6 = any(t in tb for t in ENC_V6)
+        if v4 and v6:
+            raise Err(errno.EINVAL, 'IPv4 and IPv6 tunnel addresses cannot '
+                                    'be combined')
+        if v4 or v6:
+            key['enc_addr_type'][:] = struct.pack(
+                '<H', ENC_ADDR_V4 if v4 else ENC_ADDR_V6)
+            mask['enc_addr_type'][:] = b'\xff\xff'
+        elif any(t in tb for t in ENC_ANY):
+            key['enc_addr_type'][:] = struct.pack('<H', FL_TUNNEL_ANY)
+            mask['enc_addr_type'][:] = struct.pack('<H', FL_TUNNEL_ANY)
+
+    @staticmethod
+    def set_enc_opts(tb, key, mask):
+        """fl_set_key_enc_opts(): Geneve options and their mask, which
+        must have the options' lengths (the mask's length bits are then
+        all ones: lengths count exactly)."""
+        val, msk = tb.get(T_ENC_OPTS), tb.get(T_ENC_OPTS_MASK)
+        if val is None:
+            if msk is not None:
+                raise Err(errno.EINVAL, 'Mask given without its key')
+            return
+        kopts, n = geneve_opts(val[0])
+        if msk is not None:
+            mopts, mn = geneve_opts(msk[0])
+        else:
+            # No mask: "every bit counts", as the all-ones mask tc sends
+            # (ffff:ff:ff..).  NB the kernel at 1046a8a refuses this unless
+            # every option has 124 data bytes: it fills the mask's length
+            # bits with ones before comparing them with the key's.
+            mopts, mn = bytearray(ENC_OPTS_MAX), n
+            for off, dl in geneve_offsets(kopts, n):
+                mopts[off:off + 3] = b'\xff\xff\xff'
+                mopts[off + 3] = dl // 4
+                mopts[off + 4:off + 4 + dl] = b'\xff' * dl
+        if mn != n or any(
+                kopts[off + 3] & 0x1F != mopts[off + 3] & 0x1F
+                for off, _dl in geneve_offsets(kopts, n)):
+            raise Err(errno.EINVAL, "Tunnel options mask does not have the "
+                                    "options' lengths")
+        for off, _dl in geneve_offsets(kopts, n):
+            mopts[off + 3] |= 0x1F
+        key['enc_opts'][:] = bytes(kopts) + bytes([n]) + TUNNEL_GENEVE_OPT
+        mask['enc_opts'][:] = bytes(mopts) + b'\xff' + TUNNEL_OPTIONS_PRESENT
 
     # -- the tc core: tc_new_tfilter() -----------------------------------
     def predict_new(self, op):
@@ -565,6 +799,12 @@ class Model:
                 out.append((T_VLAN_PRIO, bytes(key['vlan_prio'])))
             if any(mask['n_proto']):
                 out.append((T_VLAN_ETH_TYPE, bytes(key['n_proto'])))
+        if mask['enc_opts'][ENC_OPTS_MAX]:      # mask len: 0xff
+            kopts = key['enc_opts'][:ENC_OPTS_MAX]
+            n = key['enc_opts'][ENC_OPTS_MAX]
+            out.append((T_ENC_OPTS, geneve_dump(kopts, kopts, n)))
+            out.append((T_ENC_OPTS_MASK, geneve_dump(
+                mask['enc_opts'][:ENC_OPTS_MAX], kopts, n)))
         for v, m, member, off, ln, need in KEYS:
             ms = bytes(mask[member][off:off + ln])
             if not any(ms) or not need_met(key, mask, need):
@@ -661,36 +901,98 @@ def compare_dump(model, bodies):
     return problems
 
 
+def dumped_request(proto, opts):
+    """The request attributes [(type, bytes, None)] that would make the
+    filter a dump shows, in a prio of protocol proto.  A VLAN filter dumps
+    its innermost ethertype as ETH_TYPE and the TPID only as the filter's
+    protocol: in a prio of a TPID the request's ETH_TYPE was the TPID
+    (the one ambiguity left: ETH_TYPE=TPID alone dumps as no ETH_TYPE at
+    all, like a filter without it; taken as given, as recipes do)."""
+    attrs = []
+    for t, v in opts:
+        t &= TYPE_MASK
+        if t == T_ACT:
+            continue
+        if t == T_FLAGS:
+            v = struct.pack('<I', u32le(v) & ~NOT_IN_HW)
+        attrs.append((t, v, None))
+    if proto in VLAN_TPIDS:
+        attrs = [(T_ETH_TYPE, struct.pack('>H', proto), None)] + [
+            a for a in attrs if a[0] != T_ETH_TYPE]
+    return attrs
+
+
 def resync(model, bodies):
     """Rebuild the model from a dump (after a divergence, so that one
-    difference is reported once, not as a cascade)."""
+    difference is reported once, not as a cascade).
+
+    A dumped filter that the model holds and that dumps as the model
+    says is kept as the model has it (its exact key and mask, which a
+    dump does not always show: a member under a zero mask, the TPID of a
+    VLAN filter); any other is rebuilt from its dump, parsed as a request
+    in its prio, and must dump back the same.  Returns the problems: each
+    dumped filter the model cannot rebuild (its parser refuses the dump,
+    or the rebuilt filter would dump otherwise).  They are failures,
+    never skipped: a filter the kernel holds and the model does not would
+    hide what it does to later requests (its prio's mask, its key's
+    uniqueness, its handle)."""
+    old = model.tps
     model.tps = {}
+    problems = []
+    rest = []
     for body in bodies:
         (ifi, handle, parent, prio, proto), tca, opts, entry = \
             decode_filter(body)
         chain = u32le(tca[11]) if 11 in tca else 0
+        otp = old.get((chain, prio))
+        if otp is not None and otp.proto != proto:
+            otp = None
         tp = model.tps.get((chain, prio))
         if tp is None:
-            tp = model.tps[(chain, prio)] = Tp(chain, prio, proto, None)
+            tp = model.tps[(chain, prio)] = Tp(
+                chain, prio, proto, otp.recipe if otp else None)
         if handle == 0 or opts is None:
             continue
-        attrs = []
-        for t, v in opts:
-            t &= TYPE_MASK
-            if t == T_ACT:
-                continue
-            if t == T_FLAGS:
-                v = struct.pack('<I', u32le(v) & ~NOT_IN_HW)
-            attrs.append((t, v, None))
+        of = otp.filters.get(handle) if otp else None
+        if of is not None and compare_filter(model, otp, of, opts,
+                                             entry) is None:
+            tp.filters[handle] = of         # as the model had it
+            tp.mask = otp.mask
+        else:
+            rest.append((tp, handle, opts, entry))
+    for tp, handle, opts, entry in rest:
+        name = 'chain %d prio %d handle %#x' % (tp.chain, tp.prio, handle)
+        attrs = dumped_request(tp.proto, opts)
+        if tp.proto not in VLAN_TPIDS and any(
+                t & TYPE_MASK in (T_VLAN_ID, T_VLAN_PRIO, T_VLAN_ETH_TYPE)
+                for t, _v in opts):
+            problems.append('%s: a VLAN filter in a prio of protocol %#x: '
+                            'its TPID is not in the dump, the model cannot '
+                            'rebuild it: %s' % (name, tp.proto, fmt_attrs(
+                                [(t, v) for t, v, _m in attrs])))
+            continue
         try:
-            f = model.fl_parse(attrs, False)
-        except Err:
+            f = model.fl_parse(attrs, False, tp.proto)
+        except Err as e:
+            problems.append('%s: the model cannot parse the dumped filter '
+                            '(%s %r): %s' % (
+                                name, '/'.join(errno.errorcode.get(c, str(c))
+                                               for c in sorted(e.codes)),
+                                e.msg, fmt_attrs(
+                                    [(t, v) for t, v, _m in attrs])))
             continue
         f.acts = [(v, i) for _k, v, i in acts_of_json(entry)]
         f.handle = handle
-        tp.filters[handle] = f
         if tp.mask is None:
             tp.mask = f.mask
+        why = compare_filter(model, tp, f, opts, entry)
+        if why:
+            problems.append('%s: rebuilt from its dump, the model would '
+                            'dump it otherwise: %s' % (name, why))
+            continue
+        f.mask = tp.mask        # in the kernel, every filter has its prio's
+        tp.filters[handle] = f
+    return problems
 
 
 # --- message generation -----------------------------------------------------
@@ -783,6 +1085,13 @@ def nla(t, payload):
     return data + b'\0' * (-len(data) % 4)
 
 
+def geneve_opt(cls, typ, data, nested=True):
+    """One TCA_FLOWER_KEY_ENC_OPTS_GENEVE option (tc sets NLA_F_NESTED;
+    the kernel does not ask for it)."""
+    return nla(GENEVE | (NLA_F_NESTED if nested else 0),
+               nla(G_CLASS, cls) + nla(G_TYPE, typ) + nla(G_DATA, data))
+
+
 class Recipe:
     """How the filters of one prio are built: the fixed part (protocol
     attributes) and the masked fields whose values vary."""
@@ -799,7 +1108,7 @@ class Gen:
         self.model = model
         self.ifindex = ifindex
         self.port_pool = [rng.randrange(1, 65536) for _ in range(6)] + \
-            [80, 443]
+            [80, 443, 4789, 6081]
         self.addr_pool = [bytes(rng.randrange(256) for _ in range(16))
                           for _ in range(6)]
 
@@ -807,7 +1116,8 @@ class Gen:
     def value(self, vname, ln):
         r = self.rng
         if vname in ('TCP_SRC', 'TCP_DST', 'UDP_SRC', 'UDP_DST',
-                     'SCTP_SRC', 'SCTP_DST'):
+                     'SCTP_SRC', 'SCTP_DST', 'ENC_UDP_SRC_PORT',
+                     'ENC_UDP_DST_PORT'):
             p = r.choice(self.port_pool) if r.random() < 0.5 else \
                 r.randrange(65536)
             return struct.pack('>H', p)
@@ -860,6 +1170,7 @@ class Gen:
                 if r.random() < 0.4:
                     fields.append(('VLAN_ID', None, None))
                 if r.random() < 0.5:
+                    self.meta_fields(fields)
                     if not fields:
                         fields.append(self.field('ETH_DST'))
                     return Recipe(proto, fixed, fields)
@@ -904,6 +1215,7 @@ class Gen:
             for k in ('ETH_DST', 'ETH_SRC'):
                 if r.random() < 0.7:
                     fields.append(self.field(k))
+        self.meta_fields(fields)
         if not fields and r.random() < 0.9:
             # something that varies, or every filter has the same key
             fields.append(self.field(r.choice(('ETH_DST', 'ETH_SRC'))))
@@ -911,8 +1223,111 @@ class Gen:
             fixed.append(('INDEV', r.choice((b'fz1\0', b'fz0\0', b'lo\0'))))
         return Recipe(proto, fixed, fields)
 
+    # -- tunnel and conntrack keys (any protocol: metadata) ---------------
+    def meta_fields(self, fields):
+        r = self.rng
+        if r.random() < 0.2:
+            fields.extend(self.tunnel_fields())
+        if r.random() < 0.15:
+            fields.extend(self.ct_fields())
+
+    def tunnel_fields(self):
+        r = self.rng
+        out = []
+        if r.random() < 0.5:
+            out.append(('ENC_KEY_ID', None, None))
+        fam = r.choice((None, None, 'IPV4', 'IPV4', 'IPV6'))
+        if fam:
+            for d in ('SRC', 'DST'):
+                if r.random() < 0.6:
+                    out.append(self.field('ENC_%s_%s' % (fam, d)))
+        for k in ('ENC_UDP_SRC_PORT', 'ENC_UDP_DST_PORT', 'ENC_IP_TOS',
+                  'ENC_IP_TTL'):
+            if r.random() < 0.2:
+                out.append(self.field(k))
+        if r.random() < 0.3:
+            out.append(('ENC_OPTS', 'ENC_OPTS_MASK', self.geneve_spec()))
+        return out or [('ENC_KEY_ID', None, None)]
+
+    def geneve_spec(self):
+        """The fixed part of a recipe's Geneve options: per option (class
+        or None: varies, type or None, data length), and the mask (None:
+        no ENC_OPTS_MASK; else per option (class, type, data) mask bytes)."""
+        r = self.rng
+        layout, total = [], 0
+        for _ in range(r.choice((1, 1, 1, 2, 3))):
+            dl = r.choice((4, 4, 8, 12, 16, 124)) if r.random() < 0.9 else \
+                4 * r.randrange(1, 32)
+            if total + 4 + dl > ENC_OPTS_MAX:
+                break
+            total += 4 + dl
+            layout.append((r.choice((0x0102, 0xFFFF, None,
+                                     r.randrange(65536))),
+                           r.choice((0x80, None, r.randrange(256))), dl))
+        if not layout:
+            layout.append((0x0102, 0x80, 4))
+        if r.random() < 0.1:              # ENC_OPTS without a mask
+            return layout, None
+        mask = []
+        for _c, _t, dl in layout:
+            x = r.random()
+            if x < 0.4:
+                mask.append((b'\xff\xff', b'\xff', b'\xff' * dl))
+            elif x < 0.8:
+                mask.append((r.choice((b'\xff\xff', b'\0\0')),
+                             r.choice((b'\xff', b'\0')),
+                             self.prefix_mask(dl)))
+            else:
+                mask.append((self.garbage(2), self.garbage(1),
+                             self.garbage(dl)))
+        return layout, mask
+
+    def geneve_value(self, layout):
+        r = self.rng
+        return b''.join(geneve_opt(
+            struct.pack('>H', c if c is not None else r.randrange(65536)),
+            bytes([t if t is not None else r.randrange(256)]),
+            self.garbage(dl), nested=r.random() < 0.7)
+            for c, t, dl in layout)
+
+    def ct_fields(self):
+        r = self.rng
+        out = []
+        if r.random() < 0.6:
+            m = r.choice((None, CT_TRK, CT_TRK | CT_NEW,
+                          CT_TRK | CT_NEW | CT_EST, CT_TRK | CT_EST | CT_RPL,
+                          CT_TRK | CT_INV, CT_FLAGS, 0xFFFF))
+            out.append(('CT_STATE', 'CT_STATE_MASK', m))
+        for k in ('CT_ZONE', 'CT_MARK'):
+            if r.random() < 0.4:
+                out.append(self.field(k))
+        if r.random() < 0.3:
+            vlen = r.choice((16, 16, 16, 1, 4, 8, 15))
+            x = r.random()
+            mask = None if x < 0.4 else b'\xff' * 16 if x < 0.6 else \
+                self.prefix_mask(16)[:r.choice((16, 16, 8, 2))]
+            out.append(('CT_LABELS', 'CT_LABELS_MASK', (vlen, mask)))
+        return out or [self.field('CT_ZONE')]
+
+    def ct_state_value(self, m):
+        """A ct_state that is possible under mask m (None: exact), now
+        and then with bits outside the mask (kept, and dumped, as given)."""
+        r = self.rng
+        m = 0xFFFF if m is None else m
+        for _ in range(50):
+            v = r.choice((0, CT_TRK, CT_TRK | CT_NEW, CT_TRK | CT_EST,
+                          CT_TRK | CT_REL, CT_TRK | CT_EST | CT_RPL,
+                          CT_TRK | CT_REL | CT_RPL, CT_TRK | CT_INV,
+                          r.randrange(64)))
+            if r.random() < 0.2:
+                v |= r.randrange(65536) & ~m
+            if ct_state_error(v & m) is None:
+                return v
+        return 0
+
     def instantiate(self, recipe):
         """Attributes [(type, bytes, None)] of one filter of a recipe."""
+        r = self.rng
         out = []
         for name, data in recipe.fixed:
             out.append((A[name] if name in A else A['KEY_' + name], data,
@@ -922,6 +1337,27 @@ class Gen:
                 out = [x for x in out if x[0] != T_VLAN_ID]
                 out.append((T_VLAN_ID, struct.pack(
                     '<H', self.rng.randrange(4096)), None))
+                continue
+            if vname == 'ENC_OPTS':
+                layout, omask = mask
+                out.append((T_ENC_OPTS, self.geneve_value(layout), None))
+                if omask is not None:
+                    out.append((T_ENC_OPTS_MASK, b''.join(
+                        geneve_opt(c, t, d, nested=r.random() < 0.7)
+                        for c, t, d in omask), None))
+                continue
+            if vname == 'CT_STATE':
+                out.append((T_CT_STATE, struct.pack(
+                    '<H', self.ct_state_value(mask)), None))
+                if mask is not None:
+                    out.append((A['KEY_CT_STATE_MASK'],
+                                struct.pack('<H', mask), None))
+                continue
+            if vname == 'CT_LABELS':
+                vlen, lmask = mask
+                out.append((A['KEY_CT_LABELS'], self.garbage(vlen), None))
+                if lmask is not None:
+                    out.append((A['KEY_CT_LABELS_MASK'], lmask, None))
                 continue
             ln = KEY_BY_VAL[vname][4]
             out.append((A['KEY_' + vname], self.value(vname, ln), None))
@@ -1123,20 +1559,33 @@ class Gen:
         m = r.choice(('length', 'length', 'lonemask', 'unknown', 'unsupp',
                       'act', 'act', 'act', 'need', 'need', 'flags', 'vlan',
                       'indev', 'dup', 'nlaflags', 'tail', 'noopts',
-                      'top', 'top', 'prio', 'maskdiff', 'handle'))
+                      'top', 'top', 'prio', 'maskdiff', 'handle',
+                      'tunnel', 'tunnel', 'ct'))
         op.label += '-' + m
         attrs = op.attrs if op.attrs is not None else []
         fixed = [i for i, (t, d, _m) in enumerate(attrs)
-                 if ATTR_LEN.get(t & TYPE_MASK, 0) > 0]
+                 if ATTR_LEN.get(t & TYPE_MASK, 0) > 0 or
+                 (t & TYPE_MASK in set(MAX_LEN) | {T_ENC_OPTS, T_ENC_OPTS_MASK}
+                  and d is not None)]
         if m == 'length':
             if fixed:
                 i = r.choice(fixed)
                 t, d, mt = attrs[i]
-                n = r.choice((0, 1, len(d) - 1, len(d) + 1, len(d) + 4, 64))
+                if t & TYPE_MASK in MAX_LEN:        # ct_label: 0..16 bytes
+                    n = r.choice((0, 1, 15, 17, 20, 32))
+                elif t & TYPE_MASK in NESTED:       # a nest: not 1..3
+                    n = r.choice((1, 2, 3, len(d) - 1, len(d) + 1))
+                else:
+                    n = r.choice((0, 1, len(d) - 1, len(d) + 1, len(d) + 4,
+                                  64))
                 n = max(0, n)
                 attrs[i] = (t, (d * 70)[:n] if d else bytes(n), mt)
             else:
                 attrs.append((A['KEY_IP_PROTO'], b'\x06\x00', None))
+        elif m == 'tunnel':
+            self.mutate_tunnel(op, attrs)
+        elif m == 'ct':
+            self.mutate_ct(op, attrs)
         elif m == 'lonemask':
             k = r.choice([k for k in KEYS if k[1]])
             attrs.append((A['KEY_' + k[1]], b'\xff' * k[4], None))
@@ -1217,6 +1666,124 @@ class Gen:
             op.handle = r.choice((0, 0xFFFFFFFF, INT_MAX, INT_MAX + 1, 1))
         if op.attrs is None and attrs:
             op.attrs = attrs
+
+    def mutate_tunnel(self, op, attrs):
+        """Tunnel keys no filter may have: both address families, bad
+        Geneve options (lists, options, lengths, classes, masks)."""
+        r = self.rng
+        c = r.choice(('mixed', 'opts', 'opts', 'opts', 'optsmask',
+                      'optsmask', 'nomask', 'lonemask', 'badlen'))
+        op.label += ':' + c
+        opt = geneve_opt(b'\x01\x02', b'\x80', b'\0\x88\0\x22')
+        if c == 'mixed':
+            attrs.append((r.choice(ENC_V4), self.garbage(4), None))
+            attrs.append((r.choice(ENC_V6), self.garbage(16), None))
+            if r.random() < 0.5:
+                r.shuffle(attrs)
+        elif c in ('opts', 'optsmask'):
+            bad = self.bad_geneve()
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in
+                        (T_ENC_OPTS, T_ENC_OPTS_MASK)]
+            if c == 'opts':
+                attrs.append((T_ENC_OPTS, bad, None))
+                if r.random() < 0.5:
+                    attrs.append((T_ENC_OPTS_MASK, opt, None))
+            else:
+                attrs.append((T_ENC_OPTS, opt, None))
+                attrs.append((T_ENC_OPTS_MASK, r.choice((
+                    bad, bad, geneve_opt(b'\xff\xff', b'\xff', b'\xff' * 8),
+                    opt + opt)), None))
+        elif c == 'nomask':
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in
+                        (T_ENC_OPTS, T_ENC_OPTS_MASK)]
+            attrs.append((T_ENC_OPTS, self.geneve_value(
+                self.geneve_spec()[0]), None))
+        elif c == 'lonemask':
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK != T_ENC_OPTS]
+            attrs.append((T_ENC_OPTS_MASK, opt, None))
+        elif c == 'badlen':
+            name = r.choice(('KEY_ENC_KEY_ID', 'KEY_ENC_IPV4_DST',
+                             'KEY_ENC_IPV6_SRC', 'KEY_ENC_UDP_DST_PORT',
+                             'KEY_ENC_IP_TTL_MASK', 'KEY_ENC_IPV6_DST_MASK'))
+            ln = ATTR_LEN[A[name]]
+            attrs.append((A[name], self.garbage(r.choice(
+                (0, 1, ln - 1, ln + 1, 2 * ln))), None))
+
+    def bad_geneve(self):
+        """An ENC_OPTS payload the kernel refuses (most of the time: a
+        random one may happen to be valid; the model says)."""
+        r = self.rng
+        cls, typ, data = b'\x01\x02', b'\x80', b'\0\x88\0\x22'
+        c = r.choice(('empty', 'short', 'kind', 'missing', 'classlen',
+                      'typelen', 'datalen', 'datalen', 'unknown', 'trail',
+                      'listtrail', 'toolong', 'random', 'unpadded'))
+        if c == 'empty':
+            return b''
+        if c == 'short':
+            return self.garbage(r.randrange(1, 4))
+        if c == 'kind':             # vxlan, erspan, gtp options
+            return geneve_opt(cls, typ, data) * r.randrange(2) + nla(
+                r.choice((2, 3, 4, 0, 0x3FFF)) | r.choice((0, NLA_F_NESTED)),
+                nla(1, data))
+        if c == 'missing':
+            parts = [nla(G_CLASS, cls), nla(G_TYPE, typ), nla(G_DATA, data)]
+            del parts[r.randrange(3)]
+            return nla(GENEVE, b''.join(parts))
+        if c == 'classlen':
+            return nla(GENEVE, nla(G_CLASS, self.garbage(r.choice(
+                (0, 1, 3, 4)))) + nla(G_TYPE, typ) + nla(G_DATA, data))
+        if c == 'typelen':
+            return nla(GENEVE, nla(G_CLASS, cls) + nla(G_TYPE, self.garbage(
+                r.choice((0, 2, 4)))) + nla(G_DATA, data))
+        if c == 'datalen':
+            return geneve_opt(cls, typ, self.garbage(r.choice(
+                (0, 1, 2, 3, 5, 6, 122, 125, 126, 128, 129, 200))))
+        if c == 'unknown':
+            return nla(GENEVE, nla(G_CLASS, cls) + nla(G_TYPE, typ) +
+                       nla(G_DATA, data) + nla(r.choice((0, 4, 0x3FFF)), b''))
+        if c == 'trail':            # bytes after an option's attributes
+            inner = nla(G_CLASS, cls) + nla(G_TYPE, typ) + nla(G_DATA, data)
+            return nla(GENEVE, inner + self.garbage(r.randrange(1, 4)))
+        if c == 'listtrail':        # bytes after the last option
+            return geneve_opt(cls, typ, data) + self.garbage(
+                r.randrange(1, 4))
+        if c == 'toolong':          # more than 255 bytes of options
+            return b''.join(geneve_opt(cls, typ, self.garbage(dl))
+                            for dl in r.choice(((124, 124, 4),
+                                                (124, 124, 124),
+                                                (100, 100, 48))))
+        if c == 'unpadded':
+            # the last option ends in an unpadded TYPE: the option parses,
+            # but the list's walk ends 3 bytes past its end (rem < 0)
+            inner = nla(G_CLASS, cls) + nla(G_DATA, data) + \
+                struct.pack('<HH', 5, G_TYPE) + typ
+            return struct.pack('<HH', 4 + len(inner), GENEVE) + inner
+        return self.garbage(r.randrange(4, 40))
+
+    def mutate_ct(self, op, attrs):
+        """ct_state flag sets no packet has, ct_label too long or short."""
+        r = self.rng
+        c = r.choice(('state', 'state', 'state', 'labels'))
+        op.label += ':' + c
+        if c == 'state':
+            v = r.choice((CT_NEW, CT_EST, CT_TRK | CT_NEW | CT_EST,
+                          CT_TRK | CT_NEW | CT_RPL, CT_TRK | CT_INV | CT_EST,
+                          CT_INV, CT_TRK | 0x40, 0x8000 | CT_TRK,
+                          r.randrange(65536)))
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in
+                        (T_CT_STATE, A['KEY_CT_STATE_MASK'])]
+            attrs.append((T_CT_STATE, struct.pack('<H', v), None))
+            x = r.random()
+            if x < 0.5:
+                attrs.append((A['KEY_CT_STATE_MASK'], struct.pack(
+                    '<H', r.choice((v, 0xFFFF, CT_FLAGS, v & ~CT_TRK,
+                                    r.randrange(65536)))), None))
+        else:
+            t = r.choice((A['KEY_CT_LABELS'], A['KEY_CT_LABELS_MASK']))
+            if t == A['KEY_CT_LABELS_MASK'] and r.random() < 0.7:
+                attrs.append((A['KEY_CT_LABELS'], self.garbage(16), None))
+            attrs.append((t, self.garbage(r.choice((0, 3, 16, 17, 24))),
+                          None))
 
     def mutate_top(self, op):
         r = self.rng
@@ -1335,6 +1902,18 @@ class Gen:
         return b'', []
 
 
+def meta_kinds(op):
+    """'tunnel' and/or 'ct' when the request carries such keys."""
+    kinds = set()
+    for t, _d, _m in op.attrs or ():
+        name = flower_attrs.BY_NUMBER.get(t & TYPE_MASK)
+        if name and name.name.startswith('KEY_ENC_'):
+            kinds.add('tunnel')
+        elif name and name.name.startswith('KEY_CT_'):
+            kinds.add('ct')
+    return sorted(kinds)
+
+
 def _walk(data):
     from stress.nlsock import walk_attrs
     return walk_attrs(data)
@@ -1428,9 +2007,14 @@ def main(argv=None):
             fail('%s: dumped filter set differs from the model (%d '
                  'differences):\n  %s' % (where, len(problems),
                                           '\n  '.join(problems[:15])))
-            resync(model, bodies)
+            do_resync(where, bodies)
         else:
             passed += 1
+
+    def do_resync(where, bodies):
+        for why in resync(model, bodies):
+            counts['unrebuilt filters'] += 1
+            fail('%s: resync: %s' % (where, why))
 
     for i in range(a.count):
         if a.time_limit and time.monotonic() - t0 > a.time_limit:
@@ -1474,10 +2058,15 @@ def main(argv=None):
             break
         sent += 1
         counts['messages'] += 1
+        meta = meta_kinds(op)
+        for k in meta:
+            counts['with %s keys' % k] += 1
         if rep.lost:
             counts['lost'] += 1
         elif rep.err == 0:
             counts['accepted'] += 1
+            for k in meta:
+                counts['accepted with %s keys' % k] += 1
         else:
             by_errno[errno.errorcode.get(rep.err, str(rep.err))] += 1
         if a.verbose:
@@ -1515,9 +2104,11 @@ def main(argv=None):
                  % (i, expected, outcome_text(rep), op.describe()))
             # find out what the kernel holds now and go on from there
             try:
-                resync(model, nl.dump_filters(devs['fz0']))
-            except (Timeout, OSError):
-                pass
+                bodies = nl.dump_filters(devs['fz0'])
+            except (Timeout, OSError) as e:
+                fail('message %d: dump for the resync failed: %s' % (i, e))
+            else:
+                do_resync('after message %d' % i, bodies)
         if a.check_every and (i + 1) % a.check_every == 0:
             check_dump('after message %d' % i)
     check_dump('at the end')
@@ -1542,6 +2133,11 @@ def main(argv=None):
                                       key=lambda kv: -kv[1])))
     print('fuzz: kinds of message: ' + ', '.join(
         '%s %d' % kv for kv in sorted(by_label.items())))
+    print('fuzz: sent with tunnel keys %d (%d accepted), with conntrack '
+          'keys %d (%d accepted); resync: %d dumped filters not rebuilt'
+          % (counts['with tunnel keys'], counts['accepted with tunnel keys'],
+             counts['with ct keys'], counts['accepted with ct keys'],
+             counts['unrebuilt filters']))
     if a.json:
         with open(a.json, 'w') as f:
             json.dump({'seed': seed, 'count': a.count,
@@ -1551,6 +2147,11 @@ def main(argv=None):
                        'timeouts': counts['timeouts'],
                        'dumps': counts['dumps'],
                        'dumped_filters': counts['dumped filters'],
+                       'tunnel': counts['with tunnel keys'],
+                       'tunnel_accepted': counts['accepted with tunnel keys'],
+                       'ct': counts['with ct keys'],
+                       'ct_accepted': counts['accepted with ct keys'],
+                       'unrebuilt': counts['unrebuilt filters'],
                        'seconds': round(elapsed, 1),
                        'passed': passed, 'failed': failed}, f, indent=1)
     print('%d passed, %d failed' % (passed, failed))

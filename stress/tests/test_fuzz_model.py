@@ -1,0 +1,356 @@
+# SPDX-License-Identifier: GPL-2.0
+"""stress/fuzz.py's model of cls_flower: the tunnel (enc_*) and conntrack
+(ct_*) keys, their dumps, and resync().  The golden dumps below are what
+the ours kernel (1046a8a) answered in the guest to the same requests."""
+
+import random
+import socket
+import struct
+import unittest
+
+from stress import fuzz
+from stress.fuzz import A, Err, nla
+
+DEVS = {'fz0': 4, 'fz1': 5, 'lo': 1}
+IP, IPV6, VLAN = 0x0800, 0x86DD, 0x8100
+
+
+def attr(name, data):
+    return (A[name], data, None)
+
+
+def geneve(cls, typ, data, nested=False):
+    return fuzz.geneve_opt(struct.pack('>H', cls), bytes([typ]), data,
+                           nested)
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.model = fuzz.Model(DEVS)
+
+    def parse(self, *attrs, proto=IP):
+        return self.model.fl_parse(list(attrs), False, proto)
+
+    def refused(self, code, msg, *attrs, proto=IP):
+        with self.assertRaises(Err) as cm:
+            self.parse(*attrs, proto=proto)
+        self.assertIn(code, cm.exception.codes)
+        self.assertEqual(cm.exception.msg, msg)
+
+    def dump(self, *attrs, proto=IP):
+        """[(type, hex)] fl_dump() puts for a filter alone in its prio."""
+        f = self.parse(*attrs, proto=proto)
+        tp = fuzz.Tp(0, 1, proto, None)
+        tp.mask = f.mask
+        return [(t, v.hex()) for t, v in self.model.expected_opts(tp, f)]
+
+
+class TestTunnelKeys(Base):
+    def test_both_families_refused(self):
+        # fl_set_key_enc_control() counts masks too, before "Mask given
+        # without its key"
+        self.refused(22, 'IPv4 and IPv6 tunnel addresses cannot be combined',
+                     attr('KEY_ENC_IPV4_SRC_MASK', b'\xff' * 4),
+                     attr('KEY_ENC_IPV6_DST', bytes(16)))
+
+    def test_family_and_tunnel_any(self):
+        f = self.parse(attr('KEY_ENC_KEY_ID', b'\0\0\0\1'))
+        self.assertEqual(bytes(f.key['enc_addr_type']), b'\x02\x00')
+        self.assertEqual(bytes(f.mask['enc_addr_type']), b'\x02\x00')
+        f = self.parse(attr('KEY_ENC_IPV6_SRC', bytes(16)))
+        self.assertEqual(bytes(f.key['enc_addr_type']), b'\x03\x00')
+        self.assertEqual(bytes(f.mask['enc_addr_type']), b'\xff\xff')
+        # a lone mask fixes the family, then is refused
+        self.refused(22, 'Mask given without its key',
+                     attr('KEY_ENC_IPV4_DST_MASK', b'\xff' * 4))
+
+    def test_lengths(self):
+        self.refused(22, 'invalid attribute length',
+                     attr('KEY_ENC_KEY_ID', b'\0\0\1'))
+        self.refused(34, 'binary attribute size out of range',
+                     attr('KEY_ENC_IPV6_SRC', bytes(4)))
+        self.refused(34, 'Attribute failed policy validation',
+                     attr('KEY_ENC_OPTS', b'\1\2\3'))
+
+    def test_dump_enc_key_id_ipv6_and_ct_zone(self):
+        # guest: prio 8
+        self.assertEqual(self.dump(
+            attr('KEY_ENC_KEY_ID', b'\0\0\0\1'),
+            attr('KEY_CT_ZONE', b'\1\0'),
+            attr('KEY_ENC_IPV6_DST', bytes(16))),
+            [(26, '00000001'), (33, '00' * 16), (34, 'ff' * 16),
+             (93, '0100'), (94, 'ffff'), (22, '08000000')])
+
+    def test_dump_skips_a_zero_mask_and_the_other_family(self):
+        # guest: prio 16
+        self.assertEqual(self.dump(
+            attr('KEY_ENC_IPV4_SRC', b'\x0a\0\0\1'),
+            attr('KEY_ENC_IPV4_SRC_MASK', bytes(4)),
+            attr('KEY_ENC_UDP_DST_PORT', b'\x12\xb5')),
+            [(45, '12b5'), (46, 'ffff'), (22, '08000000')])
+        got = self.dump(attr('KEY_ENC_IPV4_DST', b'\x0a\0\0\2'))
+        self.assertEqual(got, [(29, '0a000002'), (30, 'ffffffff'),
+                               (22, '08000000')])
+
+
+class TestGeneve(Base):
+    OPT = geneve(0x0102, 0x80, b'\x00\x88\x00\x22', nested=True)
+    ONES = geneve(0xFFFF, 0xFF, b'\xff' * 4, nested=True)
+
+    def test_dump_with_mask(self):
+        # guest: prio 2
+        self.assertEqual(self.dump(attr('KEY_ENC_OPTS', self.OPT),
+                                   attr('KEY_ENC_OPTS_MASK', self.ONES)), [
+            (84, '1c000180060001000102000005000200800000000800030000880022'),
+            (85, '1c00018006000100ffff000005000200ff00000008000300ffffffff'),
+            (22, '08000000')])
+
+    def test_layout(self):
+        f = self.parse(attr('KEY_ENC_OPTS',
+                            self.OPT + geneve(1, 2, b'\7' * 8)),
+                       attr('KEY_ENC_OPTS_MASK', self.ONES + geneve(
+                           0, 0xF, b'\xf0' * 8)))
+        k, m = f.key['enc_opts'], f.mask['enc_opts']
+        self.assertEqual(bytes(k[:20]), bytes.fromhex(
+            '0102800100880022000102020707070707070707'))
+        self.assertEqual((k[255], bytes(k[256:])), (20, b'\x08\x00'))
+        # the mask's length bits are all ones, its len 0xff
+        self.assertEqual(bytes(m[:20]), bytes.fromhex(
+            'ffffff1fffffffff00000f1ff0f0f0f0f0f0f0f0'))
+        self.assertEqual((m[255], bytes(m[256:])), (0xFF, b'\xd8\x00'))
+
+    def test_no_mask_is_the_all_ones_mask(self):
+        # What the model says (the kernel comment: "Without a mask every
+        # bit counts"); the kernel at 1046a8a refuses it (guest: prio 1)
+        a = self.parse(attr('KEY_ENC_OPTS', self.OPT))
+        b = self.parse(attr('KEY_ENC_OPTS', self.OPT),
+                       attr('KEY_ENC_OPTS_MASK', self.ONES))
+        self.assertEqual(fuzz.canon(a.mask), fuzz.canon(b.mask))
+
+    def test_refusals(self):
+        cases = [
+            # guest: prio 11, 12, 13, 14
+            (22, 'Malformed or empty tunnel options', b''),
+            (22, 'Unknown attribute type', nla(1, nla(4, bytes(4)) + nla(
+                1, b'\1\0') + nla(2, b'\1') + nla(3, bytes(4)))),
+            (22, 'Malformed or empty tunnel options',
+             geneve(1, 1, b'\1' * 4) + b'\1\2\3\4\5'),
+            (95, 'Only Geneve tunnel options are supported',
+             nla(2, nla(1, bytes(4)))),
+            (22, 'Geneve option needs class, type and data',
+             nla(1, nla(1, b'\1\2') + nla(3, bytes(4)))),
+            (22, 'invalid attribute length',
+             nla(1, nla(1, b'\1') + nla(2, b'\1') + nla(3, bytes(4)))),
+            (22, 'Geneve option data must be 4 to 124 bytes, a multiple '
+                 'of 4', geneve(1, 1, bytes(6))),
+            (22, 'Geneve option data must be 4 to 124 bytes, a multiple '
+                 'of 4', geneve(1, 1, bytes(128))),
+            (34, 'Attribute failed policy validation',
+             geneve(1, 1, bytes(132))),
+            (22, 'bytes leftover after parsing attributes',
+             nla(1, nla(1, b'\1\2') + nla(2, b'\1') + nla(3, bytes(4)) +
+                 b'\1\2')),
+            (22, 'Geneve options longer than 255 bytes',
+             geneve(1, 1, bytes(124)) + geneve(1, 1, bytes(124)) +
+             geneve(1, 1, bytes(4))),
+        ]
+        for code, msg, payload in cases:
+            with self.subTest(msg=msg, payload=payload.hex()):
+                self.refused(code, msg, attr('KEY_ENC_OPTS', payload),
+                             attr('KEY_ENC_OPTS_MASK', self.ONES))
+
+    def test_unpadded_last_option(self):
+        inner = nla(1, b'\1\2') + nla(3, bytes(4)) + \
+            struct.pack('<HH', 5, 2) + b'\x80'
+        payload = struct.pack('<HH', 4 + len(inner), 1) + inner
+        self.refused(22, 'Malformed or empty tunnel options',
+                     attr('KEY_ENC_OPTS', payload),
+                     attr('KEY_ENC_OPTS_MASK', self.ONES))
+
+    def test_mask_lengths(self):
+        # guest: prio 14
+        self.refused(22, "Tunnel options mask does not have the options' "
+                         "lengths",
+                     attr('KEY_ENC_OPTS', geneve(1, 1, b'\1' * 4)),
+                     attr('KEY_ENC_OPTS_MASK', geneve(1, 1, b'\1' * 8)))
+        self.refused(22, 'Mask given without its key',
+                     attr('KEY_ENC_OPTS_MASK', self.ONES))
+
+
+class TestConntrackKeys(Base):
+    def state(self, key, mask=None):
+        attrs = [attr('KEY_CT_STATE', struct.pack('<H', key))]
+        if mask is not None:
+            attrs.append(attr('KEY_CT_STATE_MASK', struct.pack('<H', mask)))
+        return attrs
+
+    def test_impossible_sets(self):
+        for key, mask, msg in (
+                (1, None, 'ct_state flags other than trk need +trk'),
+                (0x0B, None, 'ct_state +new excludes +est and +rpl'),
+                (0x29, 0x3F, 'ct_state +new excludes +est and +rpl'),
+                (0x1A, None, 'ct_state +inv goes with +trk alone'),
+                (0x48, 0xFFFF, 'Unknown ct_state flags')):
+            with self.subTest(key=key, mask=mask):
+                self.refused(22, msg, *self.state(key, mask))
+
+    def test_only_flags_under_the_mask_count(self):
+        self.parse(*self.state(0x0B, 0x09))          # +trk+new, est ignored
+        self.parse(*self.state(0x48, 0x3F))          # unknown bit masked out
+        self.parse(*self.state(0x00, 0x08))          # -trk
+        self.assertEqual(self.dump(*self.state(0x0B, 0x09)),
+                         [(91, '0b00'), (92, '0900'), (22, '08000000')])
+
+    def test_labels_short_and_long(self):
+        # guest: prio 5, 6, 9, 10
+        self.assertEqual(self.dump(attr('KEY_CT_LABELS', b'\1\2')),
+                         [(97, '0102' + '00' * 14), (98, 'ff' * 16),
+                          (22, '08000000')])
+        self.refused(34, 'Attribute failed policy validation',
+                     attr('KEY_CT_LABELS', bytes(17)))
+        self.assertEqual(self.dump(
+            attr('KEY_CT_LABELS', b''), attr('KEY_CT_MARK', b'\1\0\0\0'),
+            attr('KEY_CT_MARK_MASK', bytes(4))),
+            [(97, '00' * 16), (98, 'ff' * 16), (22, '08000000')])
+        self.assertEqual(self.dump(attr('KEY_CT_LABELS', b'\1'),
+                                   attr('KEY_CT_LABELS_MASK', b'')),
+                         [(22, '08000000')])
+
+    def test_order_tunnel_options_before_ct_state(self):
+        # fl_set_key(): enc_opts are parsed before the fl_keys[] rows and
+        # fl_check_ct() comes last
+        self.refused(22, 'Malformed or empty tunnel options',
+                     *self.state(1),
+                     attr('KEY_ENC_OPTS', b''))
+
+
+def body(prio, proto, handle, opts, chain=0):
+    """An RTM_NEWTFILTER payload as a dump gives it (opts: [(type,
+    bytes)], None for a prio's header)."""
+    out = struct.pack('<BxxxiIII', 0, DEVS['fz0'], handle, 0xFFFFFFF1,
+                      (prio << 16) | socket.htons(proto))
+    out += nla(1, b'flower\0') + nla(11, struct.pack('<I', chain))
+    if opts is not None:
+        out += nla(2, b''.join(nla(t, v) for t, v in opts))
+    return out
+
+
+class TestResync(Base):
+    FLAGS = (A['FLAGS'], struct.pack('<I', 8))
+
+    def test_unparseable_filter_is_a_problem(self):
+        # a VLAN key in a prio of protocol all: its TPID is not in the dump
+        bodies = [body(3, 0x0003, 0, None),
+                  body(3, 0x0003, 7, [(A['KEY_VLAN_ID'], b'\5\0'),
+                                      self.FLAGS])]
+        problems = fuzz.resync(self.model, bodies)
+        self.assertEqual(len(problems), 1)
+        self.assertIn('chain 0 prio 3 handle 0x7: a VLAN filter in a prio '
+                      'of protocol 0x3: its TPID is not in the dump',
+                      problems[0])
+        # one the parser refuses: a key that needs another protocol
+        problems = fuzz.resync(self.model, [
+            body(4, IPV6, 0, None),
+            body(4, IPV6, 1, [(A['KEY_IPV4_SRC'], b'\1\2\3\4'),
+                              (A['KEY_IPV4_SRC_MASK'], b'\xff' * 4),
+                              self.FLAGS])])
+        self.assertEqual(problems, [
+            "chain 0 prio 4 handle 0x1: the model cannot parse the dumped "
+            "filter (EINVAL 'Key requires protocol ip'): "
+            "[KEY_IPV4_SRC=01020304, KEY_IPV4_SRC_MASK=ffffffff, "
+            "FLAGS=00000000]"])
+        self.assertEqual(self.model.tps[(0, 4)].filters, {})
+
+    def test_vlan_filter_rebuilt_in_its_tpid_prio(self):
+        opts = [(A['KEY_ETH_TYPE'], b'\x08\x00'),
+                (A['KEY_VLAN_ID'], b'\5\0'),
+                (A['KEY_VLAN_ETH_TYPE'], b'\x08\x00'),
+                (A['KEY_CT_ZONE'], b'\1\0'),
+                (A['KEY_CT_ZONE_MASK'], b'\xff\xff'),
+                self.FLAGS]
+        problems = fuzz.resync(self.model, [body(2, VLAN, 0, None),
+                                            body(2, VLAN, 1, opts)])
+        self.assertEqual(problems, [])
+        tp = self.model.tps[(0, 2)]
+        self.assertEqual(bytes(tp.mask['vlan_tpid']), b'\xff\xff')
+        self.assertEqual(list(tp.filters), [1])
+
+    def test_a_filter_the_model_holds_is_kept_exact(self):
+        # src_ip under a zero mask does not dump, but sets addr_type: the
+        # model's own filter (and its mask) stays
+        op = fuzz.Op('new', ifindex=DEVS['fz0'], prio=4, proto=IP,
+                     flags=fuzz.NLM_F_CREATE,
+                     attrs=[attr('KEY_ETH_TYPE', b'\x08\x00'),
+                            attr('KEY_IPV4_SRC', b'\1\2\3\4'),
+                            attr('KEY_IPV4_SRC_MASK', bytes(4)),
+                            attr('KEY_ENC_KEY_ID', b'\0\0\0\5')])
+        self.model.predict_new(op)()
+        tp = self.model.tps[(0, 4)]
+        f = tp.filters[1]
+        dumped = self.model.expected_opts(tp, f)
+        problems = fuzz.resync(self.model, [body(4, IP, 0, None),
+                                            body(4, IP, 1, dumped)])
+        self.assertEqual(problems, [])
+        self.assertIs(self.model.tps[(0, 4)].filters[1], f)
+        self.assertEqual(bytes(self.model.tps[(0, 4)].mask['addr_type']),
+                         b'\xff\xff')
+
+    def test_changed_filter_is_rebuilt_from_the_dump(self):
+        op = fuzz.Op('new', ifindex=DEVS['fz0'], prio=5, proto=IP,
+                     flags=fuzz.NLM_F_CREATE,
+                     attrs=[attr('KEY_ENC_OPTS', TestGeneve.OPT),
+                            attr('KEY_ENC_OPTS_MASK', TestGeneve.ONES)])
+        self.model.predict_new(op)()
+        tp = self.model.tps[(0, 5)]
+        dumped = self.model.expected_opts(tp, tp.filters[1])
+        # the kernel holds other option data under the same mask
+        other = fuzz.geneve_dump(bytearray(b'\x01\x02\x80\x01\x00\x88\x00'
+                                           b'\x33') + bytes(247),
+                                 bytearray(b'\x01\x02\x80\x01') + bytes(251),
+                                 8)
+        dumped[0] = (A['KEY_ENC_OPTS'], other)
+        problems = fuzz.resync(self.model, [body(5, IP, 0, None),
+                                            body(5, IP, 1, dumped)])
+        self.assertEqual(problems, [])
+        f = self.model.tps[(0, 5)].filters[1]
+        self.assertEqual(bytes(f.key['enc_opts'][:8]),
+                         bytes.fromhex('0102800100880033'))
+
+
+class TestGenerator(unittest.TestCase):
+    def test_sends_tunnel_and_ct_keys_and_dumps_round_trip(self):
+        rng = random.Random(5)
+        model = fuzz.Model(DEVS)
+        gen = fuzz.Gen(rng, model, DEVS['fz0'])
+        sent, accepted = {'tunnel': 0, 'ct': 0}, {'tunnel': 0, 'ct': 0}
+        for _ in range(1500):
+            x = rng.random()
+            op = gen.valid_add() if x < 0.45 else gen.replace() \
+                if x < 0.6 else gen.invalid() if x < 0.9 else gen.delete()
+            op.sanitize()
+            op.encode()
+            kinds = fuzz.meta_kinds(op)
+            for k in kinds:
+                sent[k] += 1
+            try:
+                commit = model.predict_del(op) if op.what == 'del' else \
+                    model.predict_new(op)
+            except Err:
+                continue
+            commit()
+            for k in kinds:
+                accepted[k] += 1
+        for k in ('tunnel', 'ct'):
+            self.assertGreater(sent[k], 100, k)
+            self.assertGreater(accepted[k], 30, k)
+        # every filter the model holds parses back from its dump
+        for tp in model.tps.values():
+            for f in tp.filters.values():
+                opts = model.expected_opts(tp, f)
+                g = model.fl_parse(fuzz.dumped_request(tp.proto, opts),
+                                   False, tp.proto)
+                self.assertEqual(g.mkey(tp.mask), f.mkey(tp.mask))
+
+
+if __name__ == '__main__':
+    unittest.main()
