@@ -222,3 +222,4 @@ include $(REPO)/stress/stress.mk
 include $(REPO)/selftests/selftests.mk
 include $(REPO)/difftest/difftest.mk
 include $(REPO)/ovs/ovs.mk
+include $(REPO)/guest/i386/walk32.mk

@@ -107,9 +107,18 @@ class TestGate(unittest.TestCase):
 
     def test_real_stage_list(self):
         names = [stage.name for stage in gate.STAGES]
-        for name in ['unit', 'corpus', 'kernel', 'flower', 'bench-smoke',
-                     'stress-smoke', 'stress-debug-smoke']:
+        for name in ['unit', 'corpus', 'kernel', 'walk32', 'flower',
+                     'bench-smoke', 'stress-smoke', 'stress-debug-smoke']:
             self.assertIn(name, names)
+
+    def test_walk32_stage_counts_its_summary_line(self):
+        # make walk32 ends with one "N passed, N failed" line (walk32.mk)
+        walk32 = [s for s in gate.STAGES if s.name == 'walk32'][0]
+        self.assertEqual(walk32.command[-1], 'walk32')
+        self.assertIs(walk32.parse, gate.summary_line)
+        self.assertEqual(walk32.parse(
+            'walk32: FAIL: no verdict in 120 s\n0 passed, 1 failed\n'),
+            gate.Counts(0, 1, 0))
 
 
 class TestTdcStage(unittest.TestCase):
