@@ -74,7 +74,7 @@ SC_OBJ         := $(BUILD)/obj/series-check
 
 KERNEL_LOCK    := $(BUILD)/.kernel.lock
 
-.PHONY: deps kernel kernel-locked initramfs guest run test upstream compare series \
+.PHONY: deps kernel kernel-locked initramfs guest run test upstream upstream-report compare series \
         series-locked series-check clean distclean trees tree-pristine tree-ours
 
 # ---------------------------------------------------------------------------
@@ -169,7 +169,15 @@ upstream:
 		sh -c 'ip link add updev0 type dummy && exec $(PYTHON) -m tdc.tdc \
 		-d updev0 --plugin nsPlugin --timeout 1800 \
 		--tap build/guest-out/upstream-$(VARIANT).tap \
-		-f $(UPSTREAM_CASES)/tests.json -f $(UPSTREAM_CASES)/concurrency.json'
+		-f $(UPSTREAM_CASES)/tests.json -f $(UPSTREAM_CASES)/concurrency.json' \
+		| tee $(BUILD)/guest-out/upstream-$(VARIANT).out
+
+# docs/upstream.md from the last `make upstream` on each kernel (its
+# printed TAP, kept even when the run was cut short).
+upstream-report:
+	$(PYTHON) -m tdc.compare --corpus $(UPSTREAM_CASES) --out $(REPO)/docs/upstream.md \
+		--ours $(BUILD)/guest-out/upstream-ours.out \
+		--stock $(BUILD)/guest-out/upstream-stock.out
 
 # The same corpus on the tree's own cls_flower (VARIANT=stock kernel) and on
 # ours, one guest after the other; TAP in build/guest-out/compare/, the
