@@ -9,7 +9,10 @@
 #                              bench-stock; the report then compares both)
 #   make bench-smoke           same code path, tiny counts (~1.5 min), checks
 #   make bench-report          redo table.md + plot.png from the results
-#   make bench-docs            copy the last real run into docs/bench/
+#   make bench-jobs            the flower corpus at tdc.py -J 1, 2, 3 in
+#                              one run (~20 min): speed-up, host CPU, and
+#                              the host's own parallel ceiling
+#   make bench-docs            copy the last real runs into docs/bench/
 
 DEB_PACKAGES   += python3-matplotlib
 
@@ -35,7 +38,10 @@ BENCH_RUN      := $(if $(BENCH_ICOUNT),TDC_QEMU_EXTRA="$${TDC_QEMU_EXTRA:-} -ico
                   $(if $(BENCH_ICOUNT),--accel tcg --smp 1 -e BENCH_ICOUNT=$(BENCH_ICOUNT)) \
                   $(if $(BENCH_TSC_KHZ),--append "tsc_early_khz=$(BENCH_TSC_KHZ) tsc=reliable clocksource=tsc")
 
-.PHONY: bench bench-smoke bench-report bench-docs
+BENCH_JOBS     := $(BUILD)/guest-out/jobs
+JOBS_ARGS      ?=
+
+.PHONY: bench bench-smoke bench-report bench-docs bench-jobs
 
 bench:
 	@$(MAKE) --no-print-directory deps
@@ -67,7 +73,14 @@ bench-smoke:
 		$(PYTHON) bench/classify.py --smoke --out $(BENCH_SMOKE) || rc=$$?; \
 	$(PYTHON) $(REPO)/bench/report.py --summary --guest-rc $$rc $(BENCH_SMOKE)
 
+bench-jobs:
+	@$(MAKE) --no-print-directory deps
+	$(variant_guest)
+	$(PYTHON) $(REPO)/bench/jobs.py --variant $(VARIANT) --out $(BENCH_JOBS) $(JOBS_ARGS)
+
 bench-docs:
+	@if [ -f $(BENCH_JOBS)/table.md ]; then mkdir -p $(BENCH_DOCS)/jobs; \
+		cp $(BENCH_JOBS)/table.md $(BENCH_JOBS)/results.json $(BENCH_DOCS)/jobs/; fi
 	@test -f $(BENCH_OUT)/table.md || { echo "bench-docs: run make bench first"; exit 1; }
 	@mkdir -p $(BENCH_DOCS)
 	cp $(addprefix $(BENCH_OUT)/,results.json results.csv control.csv table.md plot.png) $(BENCH_DOCS)/
