@@ -152,8 +152,11 @@ def _is_mask_case(case, ours, stock):
 
 
 def _unsupported_key(case, ours, stock):
-    return 'Unsupported flower attribute' in case_text(case) and \
-        stock.status == 'fail'
+    text = case_text(case)
+    return stock.status == 'fail' and any(
+        m in text for m in ('Unsupported flower attribute',
+                            'Only Geneve tunnel options are supported',
+                            'Unsupported flower key flags'))
 
 
 def _unknown_or_length(case, ours, stock):
@@ -164,7 +167,12 @@ def _unknown_or_length(case, ours, stock):
                             'Mask given without its key', 'Key requires',
                             'VLAN id must be below', 'VLAN priority must',
                             'Stacked VLAN', 'Invalid flower flags',
-                            'skip_sw needs hardware offload'))
+                            'skip_sw needs hardware offload',
+                            "differs from the filter's protocol",
+                            'tunnel addresses cannot be combined',
+                            # both refuse these ct_state sets, in other words
+                            'ct_state flags other than trk need',
+                            'ct_state +new excludes', 'ct_state +inv goes'))
 
 
 def _version(case, ours, stock):
