@@ -10,7 +10,9 @@ their keys, unknown and unsupported attribute types, nested garbage in
 TCA_FLOWER_ACT, malformed attribute streams, huge and zero handles,
 conflicting protocols, random and automatic prios, bad flags, bad
 devices, wrong parents, chains, kinds...), with tunnel (enc_*, Geneve
-options) and conntrack (ct_*) keys among the others, valid and not.
+options), conntrack (ct_*), ip_flags, QinQ (cvlan_*, num_of_vlans), PPPoE,
+MPLS (flat and nested options) and L2TPv3 keys among the others, valid
+and not.
 
 A model of the tc core (tc_new_tfilter & co. in net/sched/cls_api.c) and
 of this classifier (one mask per prio, masked key unique, handle IDR)
@@ -55,9 +57,22 @@ FLOWER_MAX = flower_attrs.MAX                     # 105 on 6.1
 TYPE_MASK = 0x3FFF                                # ~(NESTED|NET_BYTEORDER)
 VAR = -1
 
+# MPLS: per label stack entry (FLOW_DIS_MPLS_MAX = 7 of them) ttl, bos, tc
+# and the label (u32, host order, as its attribute); then used_lses
+MPLS_LSES, LSE_LEN = 7, 7
+MPLS_USED = MPLS_LSES * LSE_LEN
+
 MEMBERS = collections.OrderedDict([
     ('indev', 4), ('n_proto', 2), ('ip_proto', 1), ('eth.dst', 6),
     ('eth.src', 6), ('vlan_id', 2), ('vlan_prio', 1), ('vlan_tpid', 2),
+    ('vlan_eth_type', 2),
+    # the inner tag (cvlan_*: vlan_eth_type was a TPID, or num_of_vlans > 1)
+    ('cvlan_id', 2), ('cvlan_prio', 1), ('cvlan_eth_type', 2),
+    # control.flags, as the uAPI's ip_flags bits (be32): the kernel's
+    # dissector bits map one to one (fl_ip_flags[])
+    ('ip_flags', 4),
+    ('num_of_vlans', 1), ('pppoe.sid', 2), ('pppoe.ppp_proto', 2),
+    ('pppoe.type', 2), ('l2tpv3.sid', 4), ('mpls', MPLS_USED + 1),
     ('l3', 32),                     # union { ipv4_addrs; ipv6_addrs; }
     ('ip.tos', 1), ('ip.ttl', 1), ('tp.src', 2), ('tp.dst', 2),
     ('tcp.flags', 2), ('icmp.type', 1), ('icmp.code', 1), ('arp.op', 1),
@@ -80,6 +95,9 @@ KEYS = [
     ('IP_PROTO', None, 'ip_proto', 0, 1, 'IP'),
     ('ETH_DST', 'ETH_DST_MASK', 'eth.dst', 0, 6, 'NONE'),
     ('ETH_SRC', 'ETH_SRC_MASK', 'eth.src', 0, 6, 'NONE'),
+    # exact, any value; a count > 0 also makes eth_type a tag (fl_is_tag)
+    ('NUM_OF_VLANS', None, 'num_of_vlans', 0, 1, 'NONE'),
+    ('PPPOE_SID', None, 'pppoe.sid', 0, 2, 'PPPOE'),
     ('IPV4_SRC', 'IPV4_SRC_MASK', 'l3', 0, 4, 'IPV4'),
     ('IPV4_DST', 'IPV4_DST_MASK', 'l3', 4, 4, 'IPV4'),
     ('IPV6_SRC', 'IPV6_SRC_MASK', 'l3', 0, 16, 'IPV6'),
@@ -102,6 +120,7 @@ KEYS = [
     ('ARP_TIP', 'ARP_TIP_MASK', 'arp.tip', 0, 4, 'ARP'),
     ('ARP_SHA', 'ARP_SHA_MASK', 'arp.sha', 0, 6, 'ARP'),
     ('ARP_THA', 'ARP_THA_MASK', 'arp.tha', 0, 6, 'ARP'),
+    ('L2TPV3_SID', None, 'l2tpv3.sid', 0, 4, 'L2TP'),
     ('ENC_KEY_ID', None, 'enc_keyid', 0, 4, 'NONE'),
     ('ENC_IPV4_SRC', 'ENC_IPV4_SRC_MASK', 'enc_l3', 0, 4, 'ENC_IPV4'),
     ('ENC_IPV4_DST', 'ENC_IPV4_DST_MASK', 'enc_l3', 4, 4, 'ENC_IPV4'),
@@ -129,16 +148,21 @@ for _v, _m, _mem, _off, _ln, _need in KEYS:
         ATTR_LEN[A['KEY_' + _m]] = _ln
 for _n, _ln in OTHER_LEN.items():
     ATTR_LEN[A[_n] if _n in A else A['KEY_' + _n]] = _ln
+# parsed by their own functions (fl_set_key_ip_flags(), fl_set_key_vlans(),
+# fl_set_key_pppoe(), fl_set_key_mpls()): fl_policy's NLA_U8/U16/U32
+for _n in ('KEY_FLAGS', 'KEY_FLAGS_MASK', 'KEY_CVLAN_ID', 'KEY_CVLAN_PRIO',
+           'KEY_CVLAN_ETH_TYPE', 'KEY_PPP_PROTO', 'KEY_MPLS_TTL',
+           'KEY_MPLS_BOS', 'KEY_MPLS_TC', 'KEY_MPLS_LABEL'):
+    ATTR_LEN[A[_n]] = flower_attrs.BY_NAME[_n].length
 # fl_policy's NLA_NESTED attributes: empty, or at least one attribute
 # header (else ERANGE); their contents are the classifier's business
-NESTED = {A['ACT'], A['KEY_ENC_OPTS'], A['KEY_ENC_OPTS_MASK']}
+NESTED = {A['ACT'], A['KEY_ENC_OPTS'], A['KEY_ENC_OPTS_MASK'],
+          A['KEY_MPLS_OPTS']}
 # NLA_BINARY with a maximum (FL_MAX_LEN): ct_label and its mask, up to 16
 MAX_LEN = {A['KEY_CT_LABELS']: 16, A['KEY_CT_LABELS_MASK']: 16}
 for _t in NESTED | set(MAX_LEN):
     ATTR_LEN[_t] = VAR
-# cls_flower's fl_unsupported_msg[]: refused by name.  The keys it has
-# beyond the model's (ip_flags, cvlan, num_of_vlans, MPLS, PPPoE, L2TPv3)
-# are neither generated nor modelled here; the corpus covers them.
+# cls_flower's fl_unsupported_msg[]: refused by name
 UNSUPPORTED = [A[n] for n in A if n.startswith(
     ('KEY_HASH', 'KEY_PORT_', 'IN_HW_COUNT'))]
 # The netlink policy's length errors: byte strings have a length range
@@ -151,6 +175,42 @@ T_ETH_TYPE, T_VLAN_ID = A['KEY_ETH_TYPE'], A['KEY_VLAN_ID']
 T_VLAN_PRIO, T_VLAN_ETH_TYPE = A['KEY_VLAN_PRIO'], A['KEY_VLAN_ETH_TYPE']
 T_ENC_OPTS, T_ENC_OPTS_MASK = A['KEY_ENC_OPTS'], A['KEY_ENC_OPTS_MASK']
 T_CT_STATE = A['KEY_CT_STATE']
+T_CVLAN_ID, T_CVLAN_PRIO = A['KEY_CVLAN_ID'], A['KEY_CVLAN_PRIO']
+T_CVLAN_ETH_TYPE, T_NUM_OF_VLANS = (A['KEY_CVLAN_ETH_TYPE'],
+                                    A['KEY_NUM_OF_VLANS'])
+T_PPP_PROTO, T_PPPOE_SID = A['KEY_PPP_PROTO'], A['KEY_PPPOE_SID']
+T_IP_FLAGS, T_IP_FLAGS_MASK = A['KEY_FLAGS'], A['KEY_FLAGS_MASK']
+T_MPLS_OPTS = A['KEY_MPLS_OPTS']
+# fl_set_key_eth_type(): the attributes each need a tag, or PPPoE, for
+VLAN_ATTRS = (T_VLAN_ID, T_VLAN_PRIO, T_VLAN_ETH_TYPE)
+CVLAN_ATTRS = (T_CVLAN_ID, T_CVLAN_PRIO, T_CVLAN_ETH_TYPE)
+PPP_ATTRS = (T_PPP_PROTO,)
+
+# ip_flags: the bits fl_set_key_ip_flags() knows (frag, firstfrag)
+IP_FLAGS_KNOWN = sum(flower_attrs.KEY_FLAGS_BITS.values())
+
+# MPLS: the first entry's own attributes (fl_set_key_mpls()), in the order
+# of fl_dump_key_lse()'s types[] (ttl, bos, tc, label), and the nested
+# options' LSE and its attributes
+MPLS_FIELDS = ('TTL', 'BOS', 'TC', 'LABEL')
+T_MPLS = [A['KEY_MPLS_' + n] for n in MPLS_FIELDS]
+MPLS_LSE = flower_attrs.NESTED['KEY_MPLS_OPTS']['LSE']
+LSE_ATTR = flower_attrs.NESTED['KEY_MPLS_OPT_LSE']     # name -> number
+LSE_MAX = max(LSE_ATTR.values())
+# include/linux/mpls.h MPLS_{TTL,BOS,TC,LABEL}_MASK: (offset in the entry,
+# length, mask)
+LSE_FIELD = {'TTL': (0, 1, 0xFF), 'BOS': (1, 1, 0x1), 'TC': (2, 1, 0x7),
+             'LABEL': (3, 4, 0xFFFFF)}
+MPLS_RANGE_MSG = {
+    'BOS': 'Bottom Of Stack (BOS) must be 0 or 1',
+    'TC': 'Traffic Class (TC) must be between 0 and 7',
+    'LABEL': 'Label must be between 0 and 1048575'}
+
+# fl_set_key_pppoe(): the PPP protocols whose ethertype it sets as
+# basic.n_proto (PPP_IP, PPP_IPV6, PPP_MPLS_UC, PPP_MPLS_MC)
+PPP_CARRIED = {0x21: 0x0800, 0x57: 0x86DD, 0x281: 0x8847, 0x283: 0x8848}
+ETH_P_PPP_SES, ETH_P_ALL = 0x8864, 0x0003
+IPPROTO_L2TP = 115
 
 # fl_set_key_enc_control(): attributes that fix the tunnel's family, and
 # those that only ask for tunnel metadata (key id, ports, tos/ttl, options)
@@ -170,7 +230,9 @@ ENC_ADDR_V4, ENC_ADDR_V6, FL_TUNNEL_ANY = 2, 3, 2 & 3
 # Geneve options (TCA_FLOWER_KEY_ENC_OPTS_GENEVE = 1, with CLASS 1 (be16),
 # TYPE 2 (u8), DATA 3 (binary, policy at most 128 bytes)); the key's
 # options are at most IP_TUNNEL_OPTS_MAX = 255 bytes
-GENEVE, G_CLASS, G_TYPE, G_DATA = 1, 1, 2, 3
+GENEVE = flower_attrs.NESTED['KEY_ENC_OPTS']['GENEVE']
+G_CLASS, G_TYPE, G_DATA = (flower_attrs.NESTED['KEY_ENC_OPT_GENEVE'][n]
+                           for n in ('CLASS', 'TYPE', 'DATA'))
 ENC_OPTS_MAX = 255
 TUNNEL_GENEVE_OPT = b'\x08\x00'                   # __be16 0x0800
 TUNNEL_OPTIONS_PRESENT = b'\xd8\x00'              # GENEVE|VXLAN|ERSPAN|GTP
@@ -191,13 +253,18 @@ NEED_MSG = {
     'ICMPV6': 'Key requires protocol ipv6 and ip_proto icmpv6',
     'ARP': 'Key requires protocol arp or rarp',
     'VLAN': 'Key requires protocol 802.1q or 802.1ad',
+    'CVLAN': 'Key requires vlan_ethtype 802.1q or 802.1ad',
+    'MPLS': 'Key requires protocol mpls_uc or mpls_mc',
+    'PPPOE': 'Key requires protocol ppp_ses',
+    'L2TP': 'Key requires ip_proto l2tp',
     'ENC_IPV4': 'Key requires an IPv4 tunnel',
     'ENC_IPV6': 'Key requires an IPv6 tunnel',
 }
 
 ETH_P = {'ip': 0x0800, 'ipv6': 0x86DD, 'arp': 0x0806, 'rarp': 0x8035,
          '8021q': 0x8100, '8021ad': 0x88A8, 'all': 0x0003,
-         'lldp': 0x88CC, 'mpls': 0x8847}
+         'lldp': 0x88CC, 'mpls': 0x8847, 'mpls_mc': 0x8848,
+         'ppp_ses': 0x8864}
 VLAN_TPIDS = (0x8100, 0x88A8)
 INT_MAX = 0x7FFFFFFF
 TC_ACT_EXT_VAL_MASK = 0x0FFFFFFF
@@ -279,6 +346,14 @@ def need_met(key, mask, need):
         return proto_is(key, mask, 0x0806) or proto_is(key, mask, 0x8035)
     if need == 'VLAN':
         return any(mask['vlan_tpid'])
+    if need == 'CVLAN':
+        return any(mask['cvlan_tpid'])
+    if need == 'MPLS':
+        return proto_is(key, mask, 0x8847) or proto_is(key, mask, 0x8848)
+    if need == 'PPPOE':
+        return any(mask['pppoe.type'])
+    if need == 'L2TP':
+        return ip_proto_is(key, mask, IPPROTO_L2TP)
     if need in ('ENC_IPV4', 'ENC_IPV6'):
         # fl_tunnel_is(): the family under an all-ones mask
         return bytes(mask['enc_addr_type']) == b'\xff\xff' and \
@@ -367,6 +442,131 @@ def geneve_dump(opts, key_opts, n):
                    nla(G_TYPE, bytes(opts[off + 2:off + 3])) +
                    nla(G_DATA, bytes(opts[off + 4:off + 4 + dl])))
     return out
+
+
+def is_tag(ethertype, tb, before):
+    """fl_is_tag(): a tag is expected where the ethertype is a VLAN
+    TPID, or where num_of_vlans asks for more tags than come before."""
+    n = tb.get(T_NUM_OF_VLANS)
+    return ethertype in VLAN_TPIDS or (n is not None and n[0][0] > before)
+
+
+def set_lse(fields, depth, key, mask):
+    """fl_set_key_lse(): one label stack entry ({name: attribute bytes},
+    depth from 1): the range checks (bos, tc, label), then the fields, and
+    the entry counts as used even without one."""
+    for name in ('BOS', 'TC', 'LABEL'):
+        if name in fields:
+            off, ln, m = LSE_FIELD[name]
+            v = fields[name][0] if ln == 1 else u32le(fields[name])
+            if v & ~m:
+                raise Err(errno.EINVAL, MPLS_RANGE_MSG[name])
+    base = (depth - 1) * LSE_LEN
+    for name, data in fields.items():
+        off, ln, m = LSE_FIELD[name]
+        key['mpls'][base + off:base + off + ln] = data
+        mask['mpls'][base + off:base + off + ln] = \
+            bytes([m]) if ln == 1 else struct.pack('<I', m)
+    key['mpls'][MPLS_USED] |= 1 << (depth - 1)
+    mask['mpls'][MPLS_USED] |= 1 << (depth - 1)
+
+
+def set_mpls_opt(payload, key, mask):
+    """fl_set_key_mpls_opt(): one TCA_FLOWER_KEY_MPLS_OPTS_LSE, parsed
+    strictly (fl_mpls_lse_policy: depth, ttl, bos, tc u8, label u32;
+    attribute by attribute, last duplicate wins; trailing bytes refused
+    after them), then its depth."""
+    sub, srem = nla_walk(payload)
+    tb = {}
+    for st, sv in sub:
+        typ = st & TYPE_MASK
+        if typ == 0 or typ > LSE_MAX:
+            raise Err(errno.EINVAL, 'Unknown attribute type')
+        if len(sv) != (4 if typ == LSE_ATTR['LABEL'] else 1):
+            raise Err(errno.EINVAL, 'invalid attribute length')
+        tb[typ] = sv
+    if srem > 0:
+        raise Err(errno.EINVAL, 'bytes leftover after parsing attributes')
+    depth = tb.get(LSE_ATTR['DEPTH'])
+    if depth is None:
+        raise Err(errno.EINVAL, 'Missing MPLS option "depth"')
+    d = depth[0]
+    if not 1 <= d <= MPLS_LSES:
+        raise Err(errno.EINVAL, 'MPLS depth must be between 1 and 7')
+    if mask['mpls'][MPLS_USED] & (1 << (d - 1)):
+        raise Err(errno.EINVAL, 'MPLS depth given more than once')
+    set_lse({n: tb[LSE_ATTR[n]] for n in MPLS_FIELDS if LSE_ATTR[n] in tb},
+            d, key, mask)
+
+
+def lse_dump(key, mask, i, types):
+    """fl_dump_key_lse(): entry i's fields under a non-zero mask, as
+    [(type, bytes)] with types in MPLS_FIELDS order."""
+    out, base = [], i * LSE_LEN
+    for name, t in zip(MPLS_FIELDS, types):
+        off, ln, _m = LSE_FIELD[name]
+        if any(mask['mpls'][base + off:base + off + ln]):
+            out.append((t, bytes(key['mpls'][base + off:base + off + ln])))
+    return out
+
+
+def mpls_dump(key, mask):
+    """fl_dump_key_mpls(): nothing without an entry; the first entry's
+    attributes when it is the only one and has a field; else the nested
+    options, one LSE (NLA_F_NESTED, nla_nest_start()) per used entry with
+    its depth first."""
+    used = mask['mpls'][MPLS_USED]
+    if not used:
+        return []
+    if used == 1 and any(mask['mpls'][:LSE_LEN]):
+        return lse_dump(key, mask, 0, T_MPLS)
+    types = [LSE_ATTR[n] for n in MPLS_FIELDS]
+    payload = b''
+    for i in range(MPLS_LSES):
+        if used & (1 << i):
+            payload += nla(MPLS_LSE | NLA_F_NESTED, nla(
+                LSE_ATTR['DEPTH'], bytes([i + 1])) + b''.join(
+                    nla(t, v) for t, v in lse_dump(key, mask, i, types)))
+    return [(T_MPLS_OPTS, payload)]
+
+
+def eth_type_dump(key, mask):
+    """fl_dump_key_eth_type(): [(type, bytes)] of the protocol keys."""
+    out = []
+    if any(mask['vlan_tpid']):
+        # fl_dump_key_vlans(): the innermost ethertype (none when the
+        # filter gives only tags, or PPPoE without a carried protocol),
+        # the tags; the outer TPID only as the filter's protocol
+        if any(mask['n_proto']):
+            out.append((T_ETH_TYPE, bytes(key['n_proto'])))
+        for pre, tid, tprio, tet in (
+                ('vlan', T_VLAN_ID, T_VLAN_PRIO, T_VLAN_ETH_TYPE),
+                ('cvlan', T_CVLAN_ID, T_CVLAN_PRIO, T_CVLAN_ETH_TYPE)):
+            if pre == 'cvlan' and not any(mask['cvlan_tpid']):
+                break
+            if any(mask[pre + '_id']):
+                out.append((tid, bytes(key[pre + '_id'])))
+            if any(mask[pre + '_prio']):
+                out.append((tprio, bytes(key[pre + '_prio'])))
+            if any(mask[pre + '_eth_type']):
+                out.append((tet, bytes(key[pre + '_eth_type'])))
+    elif any(mask['pppoe.type']):
+        out.append((T_ETH_TYPE, bytes(key['pppoe.type'])))
+    elif any(mask['n_proto']):
+        out.append((T_ETH_TYPE, bytes(key['n_proto'])))
+    if (any(mask['vlan_tpid']) or any(mask['pppoe.type'])) and \
+            any(mask['pppoe.ppp_proto']):
+        # fl_dump_key_ppp()
+        out.append((T_PPP_PROTO, bytes(key['pppoe.ppp_proto'])))
+    return out
+
+
+def ip_flags_dump(key, mask):
+    """fl_dump_key_ip_flags(): key and mask, under a non-zero mask."""
+    if not any(mask['ip_flags']):
+        return []
+    return [(T_IP_FLAGS, bytes(key['ip_flags'])),
+            (T_IP_FLAGS_MASK, bytes(mask['ip_flags']))]
 
 
 def ct_state_error(state):
@@ -480,44 +680,9 @@ class Model:
             key['indev'][:] = struct.pack('<i', self.devs[name])
             mask['indev'][:] = b'\xff' * 4
 
-        if T_ETH_TYPE in tb:
-            et = tb[T_ETH_TYPE][0]
-            if proto != 0x0003 and be16(et) != proto:
-                raise Err(errno.EINVAL, "Key eth_type differs from the "
-                                        "filter's protocol")
-            if be16(et) != 0x0003:
-                m = 'vlan_tpid' if be16(et) in VLAN_TPIDS else 'n_proto'
-                key[m][:] = et
-                mask[m][:] = b'\xff\xff'
-
-        vid, vprio, vet = (tb.get(T_VLAN_ID), tb.get(T_VLAN_PRIO),
-                           tb.get(T_VLAN_ETH_TYPE))
-        if vid or vprio or vet:
-            if not need_met(key, mask, 'VLAN'):
-                raise Err(errno.EINVAL, NEED_MSG['VLAN'])
-            if vid:
-                v = u16le(vid[0])
-                if v > 4095:
-                    raise Err(errno.EINVAL, 'VLAN id must be below 4096')
-                key['vlan_id'][:] = struct.pack('<H', v)
-                mask['vlan_id'][:] = struct.pack('<H', 0xFFF)
-            if vprio:
-                p = vprio[0][0]
-                if p > 7:
-                    raise Err(errno.EINVAL, 'VLAN priority must be below 8')
-                key['vlan_prio'][0] = p
-                mask['vlan_prio'][0] = 7
-            if vet:
-                if be16(vet[0]) in VLAN_TPIDS:
-                    # QinQ: the inner tag's TPID, not the innermost
-                    # ethertype (n_proto stands for the dumped
-                    # vlan_eth_type; the IP keys' need still fails on it)
-                    key['cvlan_tpid'][:] = vet[0]
-                    mask['cvlan_tpid'][:] = b'\xff\xff'
-                key['n_proto'][:] = vet[0]
-                mask['n_proto'][:] = b'\xff\xff'
-
-        # (ip_flags and MPLS come here in fl_set_key(): not modelled)
+        self.set_eth_type(tb, proto, key, mask)
+        self.set_ip_flags(tb, key, mask)
+        self.set_mpls(tb, key, mask)
         self.set_enc_control(tb, key, mask)
         self.set_enc_opts(tb, key, mask)
 
@@ -558,6 +723,146 @@ class Model:
             acts = list(meta)
         classid = u32le(tb[T_CLASSID][0]) if T_CLASSID in tb else 0
         return Filter(key, mask, flags, classid, acts)
+
+    # -- the protocol: fl_set_key_eth_type() and the functions it calls --
+    @staticmethod
+    def set_eth_type(tb, proto, key, mask):
+        """fl_set_key_eth_type(): ETH_TYPE (which must be the filter's
+        protocol unless that is all) is a tag's TPID (a VLAN TPID, or any
+        ethertype when num_of_vlans > 0), PPPoE's session ethertype or
+        basic.n_proto; then the tags' and PPP's attributes must have
+        found their tag (or PPPoE).  Without ETH_TYPE, or with ETH_TYPE
+        all, nothing is set and the filter's protocol is not looked at."""
+        val = tb.get(T_ETH_TYPE)
+        et = be16(val[0]) if val else ETH_P_ALL
+        if val and proto != ETH_P_ALL and et != proto:
+            raise Err(errno.EINVAL, "Key eth_type differs from the "
+                                    "filter's protocol")
+        if et != ETH_P_ALL:
+            if is_tag(et, tb, 0):
+                Model.set_vlans(tb, et, key, mask)
+            else:
+                Model.set_inner(tb, et, key, mask)
+        # fl_check_need() thrice, in this order
+        for attrs, need in ((VLAN_ATTRS, 'VLAN'), (CVLAN_ATTRS, 'CVLAN'),
+                            (PPP_ATTRS, 'PPPOE')):
+            if any(t in tb for t in attrs) and \
+                    not need_met(key, mask, need):
+                raise Err(errno.EINVAL, NEED_MSG[need])
+
+    @staticmethod
+    def set_tag(vid, prio, tpid, pre, key, mask):
+        """fl_set_key_tag(): one tag (pre 'vlan' or 'cvlan'); the range
+        checks come before anything is set."""
+        if vid is not None:
+            v = u16le(vid[0])
+            if v > 4095:
+                raise Err(errno.EINVAL, 'VLAN id must be below 4096')
+            key[pre + '_id'][:] = struct.pack('<H', v)
+            mask[pre + '_id'][:] = struct.pack('<H', 0xFFF)
+        if prio is not None:
+            p = prio[0][0]
+            if p > 7:
+                raise Err(errno.EINVAL, 'VLAN priority must be below 8')
+            key[pre + '_prio'][0] = p
+            mask[pre + '_prio'][0] = 7
+        key[pre + '_tpid'][:] = struct.pack('>H', tpid)
+        mask[pre + '_tpid'][:] = b'\xff\xff'
+
+    @staticmethod
+    def set_vlans(tb, tpid, key, mask):
+        """fl_set_key_vlans(): the outer tag; vlan_ethtype is the inner
+        tag's TPID when fl_is_tag(.., 1) says so (a VLAN TPID, or
+        num_of_vlans > 1), else the innermost ethertype.  The inner tag's
+        keys are not looked at (not even their range) without
+        vlan_ethtype."""
+        Model.set_tag(tb.get(T_VLAN_ID), tb.get(T_VLAN_PRIO), tpid, 'vlan',
+                      key, mask)
+        nxt = tb.get(T_VLAN_ETH_TYPE)
+        if nxt is None:
+            return
+        et = be16(nxt[0])
+        key['vlan_eth_type'][:] = nxt[0]
+        mask['vlan_eth_type'][:] = b'\xff\xff'
+        if not is_tag(et, tb, 1):
+            Model.set_inner(tb, et, key, mask)
+            return
+        Model.set_tag(tb.get(T_CVLAN_ID), tb.get(T_CVLAN_PRIO), et, 'cvlan',
+                      key, mask)
+        inner = tb.get(T_CVLAN_ETH_TYPE)
+        if inner is None:
+            return
+        key['cvlan_eth_type'][:] = inner[0]
+        mask['cvlan_eth_type'][:] = b'\xff\xff'
+        Model.set_inner(tb, be16(inner[0]), key, mask)
+
+    @staticmethod
+    def set_inner(tb, et, key, mask):
+        """fl_set_key_inner(): PPPoE session frames, or basic.n_proto."""
+        if et != ETH_P_PPP_SES:
+            key['n_proto'][:] = struct.pack('>H', et)
+            mask['n_proto'][:] = b'\xff\xff'
+            return
+        # fl_set_key_pppoe(): the session ethertype is pppoe.type; a PPP
+        # protocol of ip/ipv6/mpls also sets basic.n_proto (any other
+        # value is taken as given, no range)
+        key['pppoe.type'][:] = struct.pack('>H', ETH_P_PPP_SES)
+        mask['pppoe.type'][:] = b'\xff\xff'
+        pp = tb.get(T_PPP_PROTO)
+        if pp is None:
+            return
+        key['pppoe.ppp_proto'][:] = pp[0]
+        mask['pppoe.ppp_proto'][:] = b'\xff\xff'
+        if be16(pp[0]) in PPP_CARRIED:
+            key['n_proto'][:] = struct.pack('>H', PPP_CARRIED[be16(pp[0])])
+            mask['n_proto'][:] = b'\xff\xff'
+
+    @staticmethod
+    def set_ip_flags(tb, key, mask):
+        """fl_set_key_ip_flags(): key and mask (be32) both, known bits
+        only; any protocol."""
+        val, msk = tb.get(T_IP_FLAGS), tb.get(T_IP_FLAGS_MASK)
+        if val is None:
+            if msk is not None:
+                raise Err(errno.EINVAL, 'Mask given without its key')
+            return
+        if msk is None:
+            raise Err(errno.EINVAL, 'Missing flags mask')
+        if (struct.unpack('>I', val[0])[0] |
+                struct.unpack('>I', msk[0])[0]) & ~IP_FLAGS_KNOWN:
+            raise Err(errno.EOPNOTSUPP, 'Unsupported flower key flags: only '
+                                        'frag and firstfrag')
+        key['ip_flags'][:] = val[0]
+        mask['ip_flags'][:] = msk[0]
+
+    @staticmethod
+    def set_mpls(tb, key, mask):
+        """fl_set_key_mpls(): the protocol first (for any MPLS attribute,
+        options included), then either the first entry's own attributes
+        or the nested options, never both (EBADMSG)."""
+        first = [t for t in T_MPLS if t in tb]
+        opts = tb.get(T_MPLS_OPTS)
+        if (first or opts is not None) and not need_met(key, mask, 'MPLS'):
+            raise Err(errno.EINVAL, NEED_MSG['MPLS'])
+        fields = {n: tb[t][0] for n, t in zip(MPLS_FIELDS, T_MPLS)
+                  if t in tb}
+        if opts is None:
+            if first:
+                set_lse(fields, 1, key, mask)
+            return
+        if first:
+            raise Err(errno.EBADMSG, 'MPLS label, Traffic Class, Bottom Of '
+                                     'Stack and Time To Live must be '
+                                     'encapsulated in the MPLS options '
+                                     'attribute')
+        items, rem = nla_walk(opts[0])
+        for t, payload in items:
+            if t & TYPE_MASK != MPLS_LSE:
+                raise Err(errno.EINVAL, 'Only LSE options are allowed in '
+                                        'MPLS options')
+            set_mpls_opt(payload, key, mask)
+        if rem or not mask['mpls'][MPLS_USED]:
+            raise Err(errno.EINVAL, 'Malformed or empty MPLS options')
 
     @staticmethod
     def set_enc_control(tb, key, mask):
@@ -784,21 +1089,9 @@ class Model:
             ifi = struct.unpack('<i', bytes(key['indev']))[0]
             if ifi in self.names:
                 out.append((T_INDEV, self.names[ifi].encode() + b'\0'))
-        if not any(mask['vlan_tpid']):
-            if any(mask['n_proto']):
-                out.append((T_ETH_TYPE, bytes(key['n_proto'])))
-        else:
-            # the innermost ethertype, as stock dumps it: none when it is
-            # another tag, or PPPoE (whose carried protocol is not set here)
-            inner = be16(key['n_proto'])
-            if any(mask['n_proto']) and inner not in VLAN_TPIDS + (0x8864,):
-                out.append((T_ETH_TYPE, bytes(key['n_proto'])))
-            if any(mask['vlan_id']):
-                out.append((T_VLAN_ID, bytes(key['vlan_id'])))
-            if any(mask['vlan_prio']):
-                out.append((T_VLAN_PRIO, bytes(key['vlan_prio'])))
-            if any(mask['n_proto']):
-                out.append((T_VLAN_ETH_TYPE, bytes(key['n_proto'])))
+        out += eth_type_dump(key, mask)
+        out += ip_flags_dump(key, mask)
+        out += mpls_dump(key, mask)
         if mask['enc_opts'][ENC_OPTS_MAX]:      # mask len: 0xff
             kopts = key['enc_opts'][:ENC_OPTS_MAX]
             n = key['enc_opts'][ENC_OPTS_MAX]
@@ -901,13 +1194,25 @@ def compare_dump(model, bodies):
     return problems
 
 
+def has_tag(proto, opts):
+    """Whether a dumped filter in a prio of protocol proto was a tagged
+    one (fl_set_key_vlans() ran): the protocol is a VLAN TPID, or the dump
+    has a tag's attribute, or num_of_vlans > 0 (fl_is_tag(): then the
+    TPID may be any ethertype, the filter's protocol)."""
+    return proto in VLAN_TPIDS or any(
+        t & TYPE_MASK in VLAN_ATTRS + CVLAN_ATTRS or
+        (t & TYPE_MASK == T_NUM_OF_VLANS and v[:1] > b'\0')
+        for t, v in opts)
+
+
 def dumped_request(proto, opts):
     """The request attributes [(type, bytes, None)] that would make the
-    filter a dump shows, in a prio of protocol proto.  A VLAN filter dumps
-    its innermost ethertype as ETH_TYPE and the TPID only as the filter's
-    protocol: in a prio of a TPID the request's ETH_TYPE was the TPID
-    (the one ambiguity left: ETH_TYPE=TPID alone dumps as no ETH_TYPE at
-    all, like a filter without it; taken as given, as recipes do)."""
+    filter a dump shows, in a prio of protocol proto.  A tagged filter
+    dumps its innermost ethertype as ETH_TYPE and the TPID only as the
+    filter's protocol: in a prio of protocol other than all the request's
+    ETH_TYPE was that protocol (the ambiguity left: ETH_TYPE=TPID alone
+    dumps as no ETH_TYPE at all, like a filter without it; taken as given,
+    as recipes do)."""
     attrs = []
     for t, v in opts:
         t &= TYPE_MASK
@@ -916,7 +1221,7 @@ def dumped_request(proto, opts):
         if t == T_FLAGS:
             v = struct.pack('<I', u32le(v) & ~NOT_IN_HW)
         attrs.append((t, v, None))
-    if proto in VLAN_TPIDS:
+    if proto != ETH_P_ALL and has_tag(proto, opts):
         attrs = [(T_ETH_TYPE, struct.pack('>H', proto), None)] + [
             a for a in attrs if a[0] != T_ETH_TYPE]
     return attrs
@@ -963,9 +1268,7 @@ def resync(model, bodies):
     for tp, handle, opts, entry in rest:
         name = 'chain %d prio %d handle %#x' % (tp.chain, tp.prio, handle)
         attrs = dumped_request(tp.proto, opts)
-        if tp.proto not in VLAN_TPIDS and any(
-                t & TYPE_MASK in (T_VLAN_ID, T_VLAN_PRIO, T_VLAN_ETH_TYPE)
-                for t, _v in opts):
+        if tp.proto == ETH_P_ALL and has_tag(tp.proto, opts):
             problems.append('%s: a VLAN filter in a prio of protocol %#x: '
                             'its TPID is not in the dump, the model cannot '
                             'rebuild it: %s' % (name, tp.proto, fmt_attrs(
@@ -1096,10 +1399,11 @@ class Recipe:
     """How the filters of one prio are built: the fixed part (protocol
     attributes) and the masked fields whose values vary."""
 
-    def __init__(self, proto, fixed, fields):
+    def __init__(self, proto, fixed, fields, fam=None):
         self.proto = proto      # tcm_info protocol for a new prio
         self.fixed = fixed      # [(attr name, bytes)]
         self.fields = fields    # [(value attr, mask attr|None, mask|None)]
+        self.fam = fam          # what random_recipe() was asked for
 
 
 class Gen:
@@ -1149,10 +1453,21 @@ class Gen:
     def field(self, vname):
         return (vname, KEY_BY_VAL[vname][1], self.maybe_mask(vname))
 
-    def random_recipe(self):
+    def random_recipe(self, fam=None):
         r = self.rng
-        fam = r.choice(('ipv4', 'ipv4', 'ipv6', 'ipv6', 'arp', 'vlan',
-                        'eth', 'none'))
+        fam = fam or r.choice(('ipv4', 'ipv4', 'ipv6', 'ipv6', 'arp', 'vlan',
+                               'eth', 'none', 'qinq', 'mpls', 'pppoe',
+                               'l2tp'))
+        if fam in ('qinq', 'mpls', 'pppoe', 'l2tp'):
+            recipe = getattr(self, 'recipe_' + fam)()
+            recipe.fam = fam
+            return recipe
+        recipe = self.plain_recipe(fam)
+        recipe.fam = fam
+        return recipe
+
+    def plain_recipe(self, fam):
+        r = self.rng
         fixed, fields = [], []
         proto = ETH_P['all']
         if fam in ('ipv4', 'ipv6', 'vlan'):
@@ -1160,6 +1475,12 @@ class Gen:
             et = ETH_P['ipv6' if v6 else 'ip']
             if fam == 'vlan':
                 tpid = r.choice(VLAN_TPIDS)
+                if r.random() < 0.2:
+                    # one tag of any TPID ("protocol ip num_of_vlans 1
+                    # vlan_id 5": fl_is_tag())
+                    fixed.append(('NUM_OF_VLANS', b'\1'))
+                    if r.random() < 0.5:
+                        tpid = r.choice((ETH_P['ip'], ETH_P['ipv6']))
                 fixed.append(('ETH_TYPE', struct.pack('>H', tpid)))
                 if r.random() < 0.7:
                     fixed.append(('VLAN_ID', struct.pack(
@@ -1188,6 +1509,8 @@ class Gen:
             for k in ('IP_TOS', 'IP_TTL'):
                 if r.random() < 0.15:
                     fields.append(self.field(k))
+            if r.random() < 0.15:
+                fields.append(self.ip_flags_field())
             if l4 in (6, 17, 132):
                 pre = {6: 'TCP', 17: 'UDP', 132: 'SCTP'}[l4]
                 for d in ('SRC', 'DST'):
@@ -1215,6 +1538,10 @@ class Gen:
             for k in ('ETH_DST', 'ETH_SRC'):
                 if r.random() < 0.7:
                     fields.append(self.field(k))
+            if r.random() < 0.1:
+                fields.append(self.ip_flags_field())
+            if r.random() < 0.1:
+                fixed.append(('NUM_OF_VLANS', bytes([r.choice((0, 0, 3))])))
         self.meta_fields(fields)
         if not fields and r.random() < 0.9:
             # something that varies, or every filter has the same key
@@ -1222,6 +1549,156 @@ class Gen:
         if r.random() < 0.1:
             fixed.append(('INDEV', r.choice((b'fz1\0', b'fz0\0', b'lo\0'))))
         return Recipe(proto, fixed, fields)
+
+    # -- tags, PPPoE, MPLS, L2TPv3, ip_flags ------------------------------
+    def ip_flags_field(self):
+        """ip_flags under a mask of known bits (0 now and then: no dump)."""
+        return ('IP_FLAGS', 'KEY_FLAGS_MASK', self.rng.choice((1, 2, 3, 3,
+                                                               0)))
+
+    def addr_fields(self, fields, v6):
+        a = 'IPV6' if v6 else 'IPV4'
+        for d in ('SRC', 'DST'):
+            if self.rng.random() < 0.5:
+                fields.append(self.field('%s_%s' % (a, d)))
+
+    def inner_fields(self, fixed, fields, et):
+        """The keys of the innermost protocol et (after tags or PPP)."""
+        if et in (ETH_P['ip'], ETH_P['ipv6']):
+            self.addr_fields(fields, et == ETH_P['ipv6'])
+            if self.rng.random() < 0.2:
+                fields.append(self.ip_flags_field())
+        elif et in (ETH_P['mpls'], ETH_P['mpls_mc']):
+            fields.extend(self.mpls_fields())
+
+    def recipe_qinq(self):
+        """Two tags: vlan_ethtype a TPID (or anything, with num_of_vlans
+        2), the inner tag's id/prio, its ethertype (ip, ipv6, PPPoE,
+        MPLS) and that protocol's keys."""
+        r = self.rng
+        tpid = r.choice(VLAN_TPIDS)
+        fixed, fields = [('ETH_TYPE', struct.pack('>H', tpid))], []
+        if r.random() < 0.7:
+            fixed.append(('VLAN_ID', struct.pack('<H', r.randrange(4096))))
+        if r.random() < 0.3:
+            fixed.append(('VLAN_PRIO', bytes([r.randrange(8)])))
+        if r.random() < 0.25:
+            fixed.append(('NUM_OF_VLANS', b'\2'))
+            inner_tpid = r.choice((ETH_P['ip'], ETH_P['ipv6'], 0x9100,
+                                   0x8100))
+        else:
+            inner_tpid = r.choice(VLAN_TPIDS)
+            if r.random() < 0.2:
+                fixed.append(('NUM_OF_VLANS', bytes([r.choice((0, 1, 3))])))
+        fixed.append(('VLAN_ETH_TYPE', struct.pack('>H', inner_tpid)))
+        if r.random() < 0.6:
+            fixed.append(('CVLAN_ID', struct.pack('<H', r.randrange(4096))))
+        if r.random() < 0.3:
+            fixed.append(('CVLAN_PRIO', bytes([r.randrange(8)])))
+        if r.random() < 0.4:
+            fields.append(('CVLAN_ID', None, None))
+        x = r.random()
+        if x < 0.75:
+            et = r.choice((ETH_P['ip'], ETH_P['ip'], ETH_P['ipv6'],
+                           ETH_P['mpls'], ETH_P['ppp_ses']))
+            fixed.append(('CVLAN_ETH_TYPE', struct.pack('>H', et)))
+            if et == ETH_P['ppp_ses']:
+                self.ppp_part(fixed, fields)
+            else:
+                self.inner_fields(fixed, fields, et)
+        if not fields:
+            fields.append(('CVLAN_ID', None, None))
+        return Recipe(tpid, fixed, fields)
+
+    def ppp_part(self, fixed, fields):
+        """PPPoE: the session id varies; a PPP protocol (ip, ipv6, MPLS,
+        or any other value) with its keys."""
+        r = self.rng
+        pp = r.choice((None, 0x21, 0x21, 0x57, 0x281, 0x283,
+                       r.randrange(65536)))
+        if pp is not None:
+            fixed.append(('PPP_PROTO', struct.pack('>H', pp)))
+        if r.random() < 0.8:
+            fields.append(('PPPOE_SID', None, None))
+        if pp in PPP_CARRIED:
+            self.inner_fields(fixed, fields, PPP_CARRIED[pp])
+        if not fields:
+            fields.append(('PPPOE_SID', None, None))
+
+    def recipe_pppoe(self):
+        r = self.rng
+        fixed, fields = [], []
+        if r.random() < 0.3:            # behind a tag
+            proto = r.choice(VLAN_TPIDS)
+            fixed.append(('ETH_TYPE', struct.pack('>H', proto)))
+            if r.random() < 0.7:
+                fixed.append(('VLAN_ID', struct.pack('<H',
+                                                     r.randrange(4096))))
+            fixed.append(('VLAN_ETH_TYPE', struct.pack('>H',
+                                                       ETH_P['ppp_ses'])))
+        else:
+            proto = ETH_P['ppp_ses']
+            fixed.append(('ETH_TYPE', struct.pack('>H', proto)))
+        self.ppp_part(fixed, fields)
+        return Recipe(proto, fixed, fields)
+
+    def recipe_mpls(self):
+        r = self.rng
+        et = r.choice((ETH_P['mpls'], ETH_P['mpls'], ETH_P['mpls_mc']))
+        fixed = []
+        if r.random() < 0.2:            # behind a tag
+            proto = r.choice(VLAN_TPIDS)
+            fixed += [('ETH_TYPE', struct.pack('>H', proto)),
+                      ('VLAN_ETH_TYPE', struct.pack('>H', et))]
+        else:
+            proto = et
+            fixed.append(('ETH_TYPE', struct.pack('>H', et)))
+        fields = self.mpls_fields()
+        if r.random() < 0.3:
+            fields.append(self.field(r.choice(('ETH_DST', 'ETH_SRC'))))
+        return Recipe(proto, fixed, fields)
+
+    def mpls_fields(self):
+        """The first entry's own attributes, or 1-3 entries of the nested
+        options at random depths; each with a random set of fields."""
+        r = self.rng
+        if r.random() < 0.5:
+            names = [n for n in MPLS_FIELDS if r.random() < 0.5]
+            return [('MPLS', None, names or ['LABEL'])]
+        depths = sorted(r.sample(range(1, MPLS_LSES + 1),
+                                 r.choice((1, 1, 2, 3))))
+        spec = [(d, [n for n in MPLS_FIELDS if r.random() < 0.5])
+                for d in depths]
+        if not any(names for _d, names in spec) and r.random() < 0.8:
+            spec[0] = (spec[0][0], ['LABEL'])
+        return [('MPLS_OPTS', None, spec)]
+
+    def mpls_value(self, name):
+        """A value of an entry's field, in range (bytes as sent)."""
+        r = self.rng
+        if name == 'LABEL':
+            return struct.pack('<I', r.choice((0, 3, 16, 0xFFFFF,
+                                               r.randrange(1 << 20))))
+        return bytes([r.randrange(LSE_FIELD[name][2] + 1)])
+
+    def mpls_lse(self, depth, names, nested=True):
+        """One TCA_FLOWER_KEY_MPLS_OPTS_LSE (tc sets NLA_F_NESTED; the
+        kernel does not ask for it), its attributes in random order."""
+        parts = [nla(LSE_ATTR['DEPTH'], bytes([depth]))] + [
+            nla(LSE_ATTR[n], self.mpls_value(n)) for n in names]
+        self.rng.shuffle(parts)
+        return nla(MPLS_LSE | (NLA_F_NESTED if nested else 0),
+                   b''.join(parts))
+
+    def recipe_l2tp(self):
+        r = self.rng
+        v6 = r.random() < 0.4
+        et = ETH_P['ipv6' if v6 else 'ip']
+        fixed = [('ETH_TYPE', struct.pack('>H', et)),
+                 ('IP_PROTO', bytes([IPPROTO_L2TP]))]
+        fields = [('L2TPV3_SID', None, None)]
+        self.addr_fields(fields, v6)
+        return Recipe(et, fixed, fields)
 
     # -- tunnel and conntrack keys (any protocol: metadata) ---------------
     def meta_fields(self, fields):
@@ -1333,10 +1810,27 @@ class Gen:
             out.append((A[name] if name in A else A['KEY_' + name], data,
                         None))
         for vname, mname, mask in recipe.fields:
-            if vname == 'VLAN_ID':      # varying VLAN id (exact)
-                out = [x for x in out if x[0] != T_VLAN_ID]
-                out.append((T_VLAN_ID, struct.pack(
-                    '<H', self.rng.randrange(4096)), None))
+            if vname in ('VLAN_ID', 'CVLAN_ID'):    # varying id (exact)
+                t = A['KEY_' + vname]
+                out = [x for x in out if x[0] != t]
+                out.append((t, struct.pack('<H', self.rng.randrange(4096)),
+                            None))
+                continue
+            if vname == 'IP_FLAGS':
+                v = r.randrange(4) & (mask if r.random() < 0.8 else 3)
+                out.append((T_IP_FLAGS, struct.pack('>I', v), None))
+                out.append((T_IP_FLAGS_MASK, struct.pack('>I', mask), None))
+                continue
+            if vname == 'MPLS':
+                for n in mask:
+                    out.append((A['KEY_MPLS_' + n], self.mpls_value(n), None))
+                continue
+            if vname == 'MPLS_OPTS':
+                lses = [self.mpls_lse(d, names, nested=r.random() < 0.7)
+                        for d, names in mask]
+                if r.random() < 0.3:
+                    r.shuffle(lses)
+                out.append((T_MPLS_OPTS, b''.join(lses), None))
                 continue
             if vname == 'ENC_OPTS':
                 layout, omask = mask
@@ -1489,12 +1983,9 @@ class Gen:
     def same_key_attrs(self, tp, f):
         """Attributes that rebuild filter f exactly (from the model's
         expected dump, which only has valid attributes)."""
-        out = []
-        for t, v in self.model.expected_opts(tp, f):
-            if t in (T_FLAGS, T_CLASSID):
-                continue
-            out.append((t, v, None))
-        return out
+        return [a for a in dumped_request(
+            tp.proto, self.model.expected_opts(tp, f))
+            if a[0] not in (T_FLAGS, T_CLASSID)]
 
     def delete(self):
         r = self.rng
@@ -1560,12 +2051,14 @@ class Gen:
                       'act', 'act', 'act', 'need', 'need', 'flags', 'vlan',
                       'indev', 'dup', 'nlaflags', 'tail', 'noopts',
                       'top', 'top', 'prio', 'maskdiff', 'handle',
-                      'tunnel', 'tunnel', 'ct'))
+                      'tunnel', 'tunnel', 'ct', 'l2', 'l2', 'l2', 'mpls',
+                      'mpls'))
         op.label += '-' + m
         attrs = op.attrs if op.attrs is not None else []
         fixed = [i for i, (t, d, _m) in enumerate(attrs)
                  if ATTR_LEN.get(t & TYPE_MASK, 0) > 0 or
-                 (t & TYPE_MASK in set(MAX_LEN) | {T_ENC_OPTS, T_ENC_OPTS_MASK}
+                 (t & TYPE_MASK in set(MAX_LEN) | {T_ENC_OPTS, T_ENC_OPTS_MASK,
+                                                   T_MPLS_OPTS}
                   and d is not None)]
         if m == 'length':
             if fixed:
@@ -1586,6 +2079,10 @@ class Gen:
             self.mutate_tunnel(op, attrs)
         elif m == 'ct':
             self.mutate_ct(op, attrs)
+        elif m == 'l2':
+            self.mutate_l2(op, attrs)
+        elif m == 'mpls':
+            self.mutate_mpls(op, attrs)
         elif m == 'lonemask':
             k = r.choice([k for k in KEYS if k[1]])
             attrs.append((A['KEY_' + k[1]], b'\xff' * k[4], None))
@@ -1785,6 +2282,176 @@ class Gen:
             attrs.append((t, self.garbage(r.choice((0, 3, 16, 17, 24))),
                           None))
 
+    def onto(self, op, attrs, fam):
+        """Make op a request for a prio of family fam (one that exists, or
+        a new one), with a filter of its recipe: the checks behind the
+        protocol's are reached.  Actions, flags and classid stay."""
+        r = self.rng
+        chain = op.chain or 0
+        tps = [t for t in self.model.tps.values() if t.chain == chain and
+               t.recipe is not None and t.recipe.fam == fam]
+        if tps and r.random() < 0.7:
+            tp = r.choice(tps)
+            op.prio, op.proto, recipe = tp.prio, tp.proto, tp.recipe
+        else:
+            recipe = self.random_recipe(fam)
+            used = {t.prio for t in self.model.tps.values()
+                    if t.chain == chain}
+            free = [p for p in range(1, 17) if p not in used]
+            op.prio = r.choice(free) if free else r.randrange(1, 0x10000)
+            op.proto = recipe.proto
+        op.flags |= NLM_F_CREATE
+        keep = [a for a in attrs if a[0] in (T_ACT, T_FLAGS, T_CLASSID)]
+        attrs[:] = self.instantiate(recipe) + keep
+
+    def mutate_l2(self, op, attrs):
+        """ip_flags, tags, num_of_vlans, PPPoE and L2TPv3 keys that are
+        refused: a lone or missing mask, unknown flag bits, an inner tag
+        without QinQ or out of range, PPP keys without PPPoE, an L2TPv3
+        session without ip_proto l2tp; or num_of_vlans making a tag of the
+        protocol."""
+        r = self.rng
+        c = r.choice(('flagsmask', 'flagsnomask', 'flagsbits', 'cvlan',
+                      'cvlanrange', 'cvlanrange', 'nvlans', 'ppp', 'ppp',
+                      'l2tp'))
+        op.label += ':' + c
+        flags = (T_IP_FLAGS, T_IP_FLAGS_MASK)
+        if c == 'flagsmask':
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK != T_IP_FLAGS]
+            attrs.append((T_IP_FLAGS_MASK, struct.pack('>I', r.randrange(4)),
+                          None))
+        elif c == 'flagsnomask':
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in flags]
+            attrs.append((T_IP_FLAGS, struct.pack('>I', r.randrange(4)),
+                          None))
+        elif c == 'flagsbits':
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in flags]
+            v = r.choice((4, 8, 0x80000000, r.randrange(1 << 32)))
+            x = r.random()
+            attrs.append((T_IP_FLAGS, struct.pack(
+                '>I', v if x < 0.5 else r.randrange(4)), None))
+            attrs.append((T_IP_FLAGS_MASK, struct.pack(
+                '>I', v if x >= 0.5 else 3), None))
+        elif c == 'cvlan':          # on whatever the filter is
+            attrs.append((r.choice(CVLAN_ATTRS), None, None))
+            t = attrs[-1][0]
+            attrs[-1] = (t, self.garbage(ATTR_LEN[t]), None)
+        elif c == 'cvlanrange':
+            if r.random() < 0.7:
+                self.onto(op, attrs, 'qinq')
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in
+                        (T_CVLAN_ID, T_CVLAN_PRIO)]
+            if r.random() < 0.5:
+                attrs.append((T_CVLAN_ID, struct.pack(
+                    '<H', r.randrange(4096, 65536)), None))
+            else:
+                attrs.append((T_CVLAN_PRIO, bytes([r.randrange(8, 256)]),
+                              None))
+        elif c == 'nvlans':
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK !=
+                        T_NUM_OF_VLANS]
+            attrs.append((T_NUM_OF_VLANS, bytes([r.choice((1, 2, 3, 255))]),
+                          None))
+        elif c == 'ppp':
+            if r.random() < 0.3:
+                self.onto(op, attrs, 'pppoe')
+            attrs.append((r.choice((T_PPP_PROTO, T_PPPOE_SID)), struct.pack(
+                '>H', r.choice((0x21, 0x57, r.randrange(65536)))), None))
+        elif c == 'l2tp':
+            attrs.append((A['KEY_L2TPV3_SID'], self.garbage(4), None))
+
+    def mutate_mpls(self, op, attrs):
+        """MPLS keys out of range, both forms at once, broken nested
+        options (most of them on an MPLS filter, so that the checks
+        behind the protocol's are reached); or on another protocol."""
+        r = self.rng
+        c = r.choice(('range', 'range', 'both', 'opts', 'opts', 'opts',
+                      'opts', 'proto'))
+        op.label += ':' + c
+        if c != 'proto' and r.random() < 0.8:
+            self.onto(op, attrs, 'mpls')
+        if c == 'range':
+            name = r.choice(('BOS', 'TC', 'LABEL'))
+            off, ln, m = LSE_FIELD[name]
+            bad = r.choice((m + 1, m + 2, (1 << 8 * ln) - 1,
+                            r.randrange(m + 1, 1 << 8 * ln)))
+            v = bytes([bad]) if ln == 1 else struct.pack('<I', bad)
+            if r.random() < 0.5:
+                self.drop_mpls(attrs)
+                attrs.append((A['KEY_MPLS_' + name], v, None))
+            else:
+                self.drop_mpls(attrs)
+                parts = [nla(LSE_ATTR['DEPTH'], bytes([r.randrange(1, 8)])),
+                         nla(LSE_ATTR[name], v)]
+                attrs.append((T_MPLS_OPTS, nla(MPLS_LSE, b''.join(parts)),
+                              None))
+        elif c == 'both':
+            self.drop_mpls(attrs)
+            attrs.append((A['KEY_MPLS_' + r.choice(MPLS_FIELDS[:3])],
+                          b'\1', None))
+            attrs.append((T_MPLS_OPTS, self.mpls_lse(1, ['LABEL']), None))
+        elif c == 'opts':
+            self.drop_mpls(attrs)
+            attrs.append((T_MPLS_OPTS, self.bad_mpls_opts(), None))
+        else:
+            attrs.append((r.choice(T_MPLS + [T_MPLS_OPTS]), None, None))
+            t = attrs[-1][0]
+            attrs[-1] = (t, self.mpls_lse(1, ['TTL']) if t == T_MPLS_OPTS
+                         else self.garbage(ATTR_LEN[t]), None)
+
+    @staticmethod
+    def drop_mpls(attrs):
+        attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in
+                    T_MPLS + [T_MPLS_OPTS]]
+
+    def bad_mpls_opts(self):
+        """A KEY_MPLS_OPTS payload the kernel refuses (most of the time: a
+        random one may happen to be valid; the model says)."""
+        r = self.rng
+        ok = self.mpls_lse(1, ['LABEL'])
+        depth = nla(LSE_ATTR['DEPTH'], b'\2')
+        c = r.choice(('empty', 'short', 'kind', 'nodepth', 'depth', 'dup',
+                      'len', 'len', 'unknown', 'trail', 'listtrail',
+                      'unpadded', 'random', 'onlydepth'))
+        if c == 'empty':
+            return b''
+        if c == 'short':
+            return self.garbage(r.randrange(1, 4))
+        if c == 'kind':             # not an LSE
+            return ok * r.randrange(2) + nla(
+                r.choice((0, 2, 3, 0x3FFF)) | r.choice((0, NLA_F_NESTED)),
+                depth)
+        if c == 'nodepth':
+            return nla(MPLS_LSE, nla(LSE_ATTR['TTL'], b'\1'))
+        if c == 'depth':
+            return nla(MPLS_LSE, nla(LSE_ATTR['DEPTH'], bytes([r.choice(
+                (0, 8, 9, 255))])))
+        if c == 'dup':              # the same depth twice
+            d = r.randrange(1, 8)
+            return self.mpls_lse(d, ['TTL']) + self.mpls_lse(d, ['LABEL'])
+        if c == 'len':
+            name = r.choice(('DEPTH', 'TTL', 'BOS', 'TC', 'LABEL'))
+            n = r.choice((0, 2, 3, 8)) if name == 'LABEL' else \
+                r.choice((0, 2, 4))
+            return nla(MPLS_LSE, (depth if name != 'DEPTH' else b'') +
+                       nla(LSE_ATTR[name], bytes(n)))
+        if c == 'unknown':
+            return nla(MPLS_LSE, depth + nla(r.choice(
+                (0, LSE_MAX + 1, 0x3FFF)), b''))
+        if c == 'trail':            # bytes after an entry's attributes
+            return nla(MPLS_LSE, depth + self.garbage(r.randrange(1, 4)))
+        if c == 'listtrail':        # bytes after the last entry
+            return ok + self.garbage(r.randrange(1, 4))
+        if c == 'unpadded':
+            # the last entry ends in an unpadded DEPTH: it parses, but the
+            # list's walk ends 3 bytes past its end (rem < 0)
+            inner = nla(LSE_ATTR['TTL'], b'\5') + \
+                struct.pack('<HH', 5, LSE_ATTR['DEPTH']) + b'\3'
+            return struct.pack('<HH', 4 + len(inner), MPLS_LSE) + inner
+        if c == 'onlydepth':        # valid: the packet has an entry there
+            return nla(MPLS_LSE, depth)
+        return self.garbage(r.randrange(4, 40))
+
     def mutate_top(self, op):
         r = self.rng
         c = r.choice(('noflags', 'nokind', 'kind', 'longkind', 'ifindex',
@@ -1902,15 +2569,22 @@ class Gen:
         return b'', []
 
 
+# meta_kinds(): the keys counted by kind (attribute name prefixes)
+KINDS = (('tunnel', ('KEY_ENC_',)), ('ct', ('KEY_CT_',)),
+         ('ip_flags', ('KEY_FLAGS',)), ('cvlan', ('KEY_CVLAN_',)),
+         ('num_of_vlans', ('KEY_NUM_OF_VLANS',)), ('mpls', ('KEY_MPLS_',)),
+         ('pppoe', ('KEY_PPPOE_', 'KEY_PPP_')), ('l2tpv3', ('KEY_L2TPV3_',)))
+
+
 def meta_kinds(op):
-    """'tunnel' and/or 'ct' when the request carries such keys."""
+    """The kinds of KINDS whose keys the request carries ('tunnel', 'ct',
+    'ip_flags', ...)."""
     kinds = set()
     for t, _d, _m in op.attrs or ():
-        name = flower_attrs.BY_NUMBER.get(t & TYPE_MASK)
-        if name and name.name.startswith('KEY_ENC_'):
-            kinds.add('tunnel')
-        elif name and name.name.startswith('KEY_CT_'):
-            kinds.add('ct')
+        a = flower_attrs.BY_NUMBER.get(t & TYPE_MASK)
+        for kind, prefixes in KINDS:
+            if a and a.name.startswith(prefixes):
+                kinds.add(kind)
     return sorted(kinds)
 
 
@@ -2138,6 +2812,10 @@ def main(argv=None):
           % (counts['with tunnel keys'], counts['accepted with tunnel keys'],
              counts['with ct keys'], counts['accepted with ct keys'],
              counts['unrebuilt filters']))
+    print('fuzz: sent with ' + ', '.join(
+        '%s keys %d (%d accepted)' % (k, counts['with %s keys' % k],
+                                      counts['accepted with %s keys' % k])
+        for k, _p in KINDS[2:]))
     if a.json:
         with open(a.json, 'w') as f:
             json.dump({'seed': seed, 'count': a.count,
@@ -2152,6 +2830,9 @@ def main(argv=None):
                        'ct': counts['with ct keys'],
                        'ct_accepted': counts['accepted with ct keys'],
                        'unrebuilt': counts['unrebuilt filters'],
+                       'kinds': {k: [counts['with %s keys' % k],
+                                     counts['accepted with %s keys' % k]]
+                                 for k, _p in KINDS},
                        'seconds': round(elapsed, 1),
                        'passed': passed, 'failed': failed}, f, indent=1)
     print('%d passed, %d failed' % (passed, failed))

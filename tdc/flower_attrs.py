@@ -136,6 +136,19 @@ TABLE = tuple(Attr(*row) for row in (
     ('KEY_L2TPV3_SID',              105, 'be32',         4,    None),
 ))
 
+# The enums of the attributes nested in some of the above (numbered
+# TCA_FLOWER_<prefix>_<name> from 1, after <prefix>_UNSPEC), as in 6.1's
+# pkt_cls.h: prefix -> {name: number}
+NESTED = {
+    'KEY_ENC_OPTS': {'GENEVE': 1, 'VXLAN': 2, 'ERSPAN': 3, 'GTP': 4},
+    'KEY_ENC_OPT_GENEVE': {'CLASS': 1, 'TYPE': 2, 'DATA': 3},
+    'KEY_MPLS_OPTS': {'LSE': 1},
+    'KEY_MPLS_OPT_LSE': {'DEPTH': 1, 'TTL': 2, 'BOS': 3, 'TC': 4, 'LABEL': 5},
+}
+
+# The bits of KEY_FLAGS / KEY_FLAGS_MASK (TCA_FLOWER_KEY_FLAGS_<name>)
+KEY_FLAGS_BITS = {'IS_FRAGMENT': 1 << 0, 'FRAG_IS_FIRST': 1 << 1}
+
 BY_NAME = {a.name: a for a in TABLE}          # 'KEY_ETH_DST' -> Attr
 BY_NUMBER = {a.number: a for a in TABLE}
 MAX = max(BY_NUMBER)                            # TCA_FLOWER_MAX: 105 on 6.1

@@ -19,13 +19,17 @@ def first(*paths):
 
 
 class TestTable(unittest.TestCase):
-    def test_enum_of_the_6_1_header(self):
+    def pkt_cls_h(self):
+        """The text of 6.1's uapi pkt_cls.h (the tree's, else the host's)."""
         path = first(os.path.join(PRISTINE, 'include/uapi/linux/pkt_cls.h'),
                      '/usr/include/linux/pkt_cls.h')
         if path is None:
             self.skipTest('no pkt_cls.h')
         with open(path) as f:
-            text = f.read()
+            return f.read()
+
+    def test_enum_of_the_6_1_header(self):
+        text = self.pkt_cls_h()
         body = text[text.index('TCA_FLOWER_UNSPEC'):
                     text.index('__TCA_FLOWER_MAX')]
         body = re.sub(r'/\*.*?\*/', '', body, flags=re.DOTALL)
@@ -37,6 +41,21 @@ class TestTable(unittest.TestCase):
                      'KEY_MPLS_OPTS', 'KEY_PPPOE_SID', 'KEY_PPP_PROTO',
                      'KEY_L2TPV3_SID'):
             self.assertIn(name, flower_attrs.BY_NAME)
+
+    def test_nested_enums_and_flag_bits_of_the_6_1_header(self):
+        text = re.sub(r'/\*.*?\*/', '', self.pkt_cls_h(), flags=re.DOTALL)
+        for prefix, names in flower_attrs.NESTED.items():
+            start = text.index('TCA_FLOWER_%s_UNSPEC,' % prefix)
+            body = text[start:text.index('__TCA_FLOWER_%s_MAX' % prefix)]
+            found = re.findall(r'\bTCA_FLOWER_%s_(\w+)\s*,' % prefix, body)
+            self.assertEqual(found[0], 'UNSPEC', prefix)
+            self.assertEqual(names, {n: i for i, n in enumerate(found)
+                                     if i}, prefix)
+        bits = re.findall(r'\bTCA_FLOWER_KEY_FLAGS_(\w+)\s*=\s*\(1 << (\d+)\)',
+                          text)
+        self.assertEqual(flower_attrs.KEY_FLAGS_BITS,
+                         {n: 1 << int(b) for n, b in bits})
+        self.assertEqual(len(bits), 2)
 
     def test_lengths_of_the_6_1_policy(self):
         path = os.path.join(PRISTINE, 'net/sched/cls_flower.c')
