@@ -378,6 +378,38 @@ def nla_walk(data):
     return out, rem
 
 
+def nla_parse_strict(payload, max_type, policy):
+    """__nla_parse() with FL_NLA_VALIDATE (strict) -> {type: value}: attribute
+    by attribute, an unknown type, then policy(type, value) raises; the
+    last duplicate wins; trailing bytes are refused after them all."""
+    sub, srem = nla_walk(payload)
+    tb = {}
+    for st, sv in sub:
+        typ = st & TYPE_MASK
+        if typ == 0 or typ > max_type:
+            raise Err(errno.EINVAL, 'Unknown attribute type')
+        policy(typ, sv)
+        tb[typ] = sv
+    if srem > 0:
+        raise Err(errno.EINVAL, 'bytes leftover after parsing attributes')
+    return tb
+
+
+def geneve_opt_policy(typ, value):
+    """fl_geneve_opt_policy: class be16, type u8, data at most 128 bytes."""
+    if (typ == G_CLASS and len(value) != 2) or \
+            (typ == G_TYPE and len(value) != 1):
+        raise Err(errno.EINVAL, 'invalid attribute length')
+    if typ == G_DATA and len(value) > 128:
+        raise Err(errno.ERANGE, 'Attribute failed policy validation')
+
+
+def mpls_lse_policy(typ, value):
+    """fl_mpls_lse_policy: depth, ttl, bos, tc u8; label u32."""
+    if len(value) != (4 if typ == LSE_ATTR['LABEL'] else 1):
+        raise Err(errno.EINVAL, 'invalid attribute length')
+
+
 def geneve_opts(data):
     """fl_set_enc_opts(): a TCA_FLOWER_KEY_ENC_OPTS(_MASK) payload ->
     (the options as on the wire, 255 bytes, zero after the last; their
@@ -389,21 +421,7 @@ def geneve_opts(data):
         if t & TYPE_MASK != GENEVE:
             raise Err(errno.EOPNOTSUPP,
                       'Only Geneve tunnel options are supported')
-        sub, srem = nla_walk(payload)
-        tb = {}
-        for st, sv in sub:
-            typ = st & TYPE_MASK
-            if typ == 0 or typ > G_DATA:
-                raise Err(errno.EINVAL, 'Unknown attribute type')
-            if (typ == G_CLASS and len(sv) != 2) or \
-                    (typ == G_TYPE and len(sv) != 1):
-                raise Err(errno.EINVAL, 'invalid attribute length')
-            if typ == G_DATA and len(sv) > 128:
-                raise Err(errno.ERANGE, 'Attribute failed policy validation')
-            tb[typ] = sv
-        if srem > 0:
-            raise Err(errno.EINVAL,
-                      'bytes leftover after parsing attributes')
+        tb = nla_parse_strict(payload, G_DATA, geneve_opt_policy)
         if len(tb) != 3:
             raise Err(errno.EINVAL, 'Geneve option needs class, type and '
                                     'data')
@@ -476,17 +494,7 @@ def set_mpls_opt(payload, key, mask):
     strictly (fl_mpls_lse_policy: depth, ttl, bos, tc u8, label u32;
     attribute by attribute, last duplicate wins; trailing bytes refused
     after them), then its depth."""
-    sub, srem = nla_walk(payload)
-    tb = {}
-    for st, sv in sub:
-        typ = st & TYPE_MASK
-        if typ == 0 or typ > LSE_MAX:
-            raise Err(errno.EINVAL, 'Unknown attribute type')
-        if len(sv) != (4 if typ == LSE_ATTR['LABEL'] else 1):
-            raise Err(errno.EINVAL, 'invalid attribute length')
-        tb[typ] = sv
-    if srem > 0:
-        raise Err(errno.EINVAL, 'bytes leftover after parsing attributes')
+    tb = nla_parse_strict(payload, LSE_MAX, mpls_lse_policy)
     depth = tb.get(LSE_ATTR['DEPTH'])
     if depth is None:
         raise Err(errno.EINVAL, 'Missing MPLS option "depth"')
