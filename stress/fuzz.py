@@ -48,7 +48,8 @@ sys.dont_write_bytecode = True
 from stress.nlsock import (NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL,
                            NLM_F_REPLACE, NLM_F_REQUEST, RTM_DELTFILTER,
                            RTM_GETTFILTER, RTM_NEWTFILTER, TC_H_INGRESS,
-                           NLSock, Timeout, decode_filter, encode, flowernl)
+                           NLSock, Timeout, decode_filter, encode, flowernl,
+                           walk_attrs)
 from tdc import flower_attrs
 
 # --- the classifier's attribute table (mirrors cls_flower.c) ---------------
@@ -362,27 +363,11 @@ def need_met(key, mask, need):
     raise ValueError(need)
 
 
-def nla_walk(data):
-    """nla_for_each_attr() over data: [(type with flags, payload)] and
-    the signed remainder the kernel's loop ends with (> 0: bytes that do
-    not form an attribute; < 0: the last attribute's padding is missing)."""
-    out, off, rem = [], 0, len(data)
-    while rem >= 4:
-        ln, t = struct.unpack_from('<HH', data, off)
-        if ln < 4 or ln > rem:
-            break
-        out.append((t, bytes(data[off + 4:off + ln])))
-        step = (ln + 3) & ~3
-        off += step
-        rem -= step
-    return out, rem
-
-
 def nla_parse_strict(payload, max_type, policy):
     """__nla_parse() with FL_NLA_VALIDATE (strict) -> {type: value}: attribute
     by attribute, an unknown type, then policy(type, value) raises; the
     last duplicate wins; trailing bytes are refused after them all."""
-    sub, srem = nla_walk(payload)
+    sub, srem = walk_attrs(payload)
     tb = {}
     for st, sv in sub:
         typ = st & TYPE_MASK
@@ -416,7 +401,7 @@ def geneve_opts(data):
     length), or raises Err.  Each option is parsed (strict policy) and
     appended before the next is looked at."""
     opts, n = bytearray(ENC_OPTS_MAX), 0
-    items, rem = nla_walk(data)
+    items, rem = walk_attrs(data)
     for t, payload in items:
         if t & TYPE_MASK != GENEVE:
             raise Err(errno.EOPNOTSUPP,
@@ -863,7 +848,7 @@ class Model:
                                      'Stack and Time To Live must be '
                                      'encapsulated in the MPLS options '
                                      'attribute')
-        items, rem = nla_walk(opts[0])
+        items, rem = walk_attrs(opts[0])
         for t, payload in items:
             if t & TYPE_MASK != MPLS_LSE:
                 raise Err(errno.EINVAL, 'Only LSE options are allowed in '
@@ -2562,14 +2547,14 @@ class Gen:
         # an action kind (a module load per message).
         for _ in range(20):
             payload = self.garbage(r.randrange(0, 48))
-            attrs, _rem = _walk(payload)
+            attrs, _rem = walk_attrs(payload)
             tb = {}
             for t, d in attrs:
                 if 1 <= t & TYPE_MASK <= 32:
                     tb[t & TYPE_MASK] = d
             if 1 not in tb:
                 return payload, []
-            sub, _ = _walk(tb[1])
+            sub, _ = walk_attrs(tb[1])
             if not any(t & TYPE_MASK == 1 for t, _d in sub):
                 # prio 1 without a kind, and every later prio is not
                 # even looked at if prio 1 fails
@@ -2594,11 +2579,6 @@ def meta_kinds(op):
             if a and a.name.startswith(prefixes):
                 kinds.add(kind)
     return sorted(kinds)
-
-
-def _walk(data):
-    from stress.nlsock import walk_attrs
-    return walk_attrs(data)
 
 
 # --- the run --------------------------------------------------------------

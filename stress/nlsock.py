@@ -67,8 +67,9 @@ class Reply:
 
 def walk_attrs(data, off=0, end=None):
     """Liberal netlink attribute walk, as nla_for_each_attr: a list of
-    (type with flag bits, payload bytes) and the number of bytes left
-    over that did not form an attribute."""
+    (type with flag bits, payload bytes) and the signed remainder the
+    kernel's loop ends with (> 0: bytes that do not form an attribute;
+    < 0: the last attribute's padding is missing)."""
     end = len(data) if end is None else end
     out = []
     while end - off >= 4:
@@ -77,7 +78,7 @@ def walk_attrs(data, off=0, end=None):
             break
         out.append((nla_type, bytes(data[off + 4:off + nla_len])))
         off += (nla_len + 3) & ~3
-    return out, max(0, end - off)
+    return out, end - off
 
 
 _class_cache = {}
