@@ -151,28 +151,30 @@ def _is_mask_case(case, ours, stock):
         case.get('category', [])
 
 
-def _unsupported_key(case, ours, stock):
+def _stock_failed_on(case, stock, messages):
+    """stock failed a case that names one of ours' extack `messages`."""
     text = case_text(case)
-    return stock.status == 'fail' and any(
-        m in text for m in ('Unsupported flower attribute',
-                            'Only Geneve tunnel options are supported',
-                            'Unsupported flower key flags'))
+    return stock.status == 'fail' and any(m in text for m in messages)
+
+
+def _unsupported_key(case, ours, stock):
+    return _stock_failed_on(case, stock, (
+        'Unsupported flower attribute',
+        'Only Geneve tunnel options are supported',
+        'Unsupported flower key flags'))
 
 
 def _unknown_or_length(case, ours, stock):
-    text = case_text(case)
-    return stock.status == 'fail' and any(
-        m in text for m in ('Unknown flower attribute type',
-                            'Flower attribute has a wrong length',
-                            'Mask given without its key', 'Key requires',
-                            'VLAN id must be below', 'VLAN priority must',
-                            'Stacked VLAN', 'Invalid flower flags',
-                            'skip_sw needs hardware offload',
-                            "differs from the filter's protocol",
-                            'tunnel addresses cannot be combined',
-                            # both refuse these ct_state sets, in other words
-                            'ct_state flags other than trk need',
-                            'ct_state +new excludes', 'ct_state +inv goes'))
+    return _stock_failed_on(case, stock, (
+        'Unknown flower attribute type', 'Flower attribute has a wrong length',
+        'Mask given without its key', 'Key requires',
+        'VLAN id must be below', 'VLAN priority must', 'Stacked VLAN',
+        'Invalid flower flags', 'skip_sw needs hardware offload',
+        "differs from the filter's protocol",
+        'tunnel addresses cannot be combined',
+        # both refuse these ct_state sets, in other words
+        'ct_state flags other than trk need', 'ct_state +new excludes',
+        'ct_state +inv goes'))
 
 
 def _version(case, ours, stock):
