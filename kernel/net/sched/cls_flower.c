@@ -3,25 +3,34 @@
  * Flower classifier.
  *
  * Classifies packets on a combination of header fields picked out by the
- * programmable flow dissector.  This is the design of the original flower
- * proposal: every classifier instance (one tcf_proto, i.e. one prio and
- * protocol) has exactly one mask, fixed by its first filter.  A packet is
- * dissected once, masked with that mask, and the masked key is looked up
- * in an rhashtable, so the cost of classifying does not grow with the
- * number of filters.  A filter that needs another mask goes to another
- * prio.  The design is Jiri Pirko's (net-next, April 2015); this code is
- * written afresh against the 6.1 classifier API.
+ * programmable flow dissector.  The design is Jiri Pirko's original
+ * flower proposal (net-next, April 2015), written afresh against the 6.1
+ * classifier API: each mask has an rhashtable of its filters keyed by the
+ * masked flow key, so the cost of classifying does not grow with the
+ * number of filters of a mask.
  *
- * Locking: the control operations (change, delete, get, walk, dump,
- * destroy) all run under RTNL, since these ops do not set
- * TCF_PROTO_OPS_DOIT_UNLOCKED; the handle IDR is only used there.
+ * One classifier instance (one prio and protocol) holds any number of
+ * masks, as the in-tree flower does.  They are tried in the order they
+ * were added, the oldest first, and the first filter found wins.  What no
+ * other flower does: the packet is dissected once per instance, with the
+ * union of the masks' keys, and each mask then costs one masked hash and
+ * one lookup.  One mask is the seed's code path.
+ *
+ * Locking: the control operations (change, delete, get, walk, dump) run
+ * under RTNL, since these ops do not set TCF_PROTO_OPS_DOIT_UNLOCKED; the
+ * handle IDR and the masks' filter counts are only used there.
+ * fl_destroy() may run without RTNL (the last reference to the instance
+ * can be dropped by an unlocked request of another classifier kind on the
+ * same prio), but then nothing else holds the instance.
  *
  * RCU: fl_classify() runs under rcu_read_lock_bh() and reaches everything
- * through one pointer, head->mask.  The mask carries the hashtable, so a
- * reader that loads the pointer (rcu_dereference_bh, an address
- * dependency) sees the table initialised before rcu_assign_pointer()
- * published it, on every CPU ordering.  A filter, mask or instance that is
- * taken away is freed after an RCU grace period.
+ * through one pointer, head->masks: the masks, each carrying its table,
+ * and the dissector of their keys.  That set is never changed once
+ * published; a mask that comes or goes publishes a new set with
+ * rcu_assign_pointer(), which orders the set's and a new mask's
+ * initialisation before the pointer on every CPU ordering (the reader's
+ * rcu_dereference_bh() is an address dependency).  A filter, mask, set
+ * or instance that is taken away is freed after an RCU grace period.
  */
 
 #include <linux/kernel.h>
@@ -96,36 +105,62 @@ struct fl_flow_mask_range {
 };
 
 /*
- * The instance's mask, and the table of its filters keyed by their masked
- * keys.  Published once complete through head->mask; replaced only while
- * the instance holds no filter.
+ * One mask of an instance, and the table of its filters keyed by their
+ * masked keys.  Ready before a set that holds it is published.
  */
 struct fl_flow_mask {
 	struct fl_flow_key key;
 	struct fl_flow_mask_range range;
-	struct flow_dissector dissector;
-	bool tunnel;			/* uses a tunnel (enc_*) key */
-	bool ct;			/* uses the conntrack key */
 	struct rhashtable_params ht_params;
 	struct rhashtable ht;		/* masked key -> filter */
+	unsigned int filters;		/* in ht; under RTNL */
 	struct rcu_work rwork;
 };
 
+/*
+ * What classify reads: the instance's masks in the order they came, and
+ * one dissector for the union of their keys.  Replaced whole, never
+ * changed once published.
+ */
+struct fl_masks {
+	struct flow_dissector dissector;
+	unsigned short int clear_end;	/* key bytes to zero before dissecting */
+	bool tunnel;			/* a mask uses a tunnel (enc_*) key */
+	bool ct;			/* a mask uses the conntrack key */
+	unsigned int n;
+	struct rcu_head rcu;
+	struct fl_flow_mask *mask[];
+};
+
+/* A key seen through a mask: what the filter tables hash (fl_hashfn()) */
+struct fl_lookup_key {
+	const struct fl_flow_key *key;
+	const struct fl_flow_mask *mask;
+};
+
 struct cls_fl_head {
-	struct fl_flow_mask __rcu *mask;	/* NULL while there is no filter */
-	struct idr handle_idr;			/* handle -> filter */
+	struct fl_masks __rcu *masks;	/* NULL while there is no mask */
+	struct idr handle_idr;		/* handle -> filter */
 	struct rcu_work rwork;
 };
 
 struct cls_fl_filter {
 	struct rhash_head ht_node;
-	struct fl_flow_key mkey;	/* key & instance mask: the hash key */
+	struct fl_flow_mask *mask;	/* whose table holds the filter */
+	struct fl_lookup_key lkey;	/* { &mkey, mask }: what ht hashes */
+	struct fl_flow_key mkey;	/* key & mask */
 	struct fl_flow_key key;		/* key as given, for dumps */
 	struct tcf_exts exts;
 	struct tcf_result res;
 	u32 handle;
 	u32 flags;
 	struct rcu_work rwork;
+};
+
+/* A chain template: the keys every filter of the chain may use */
+struct fl_tmplt {
+	struct fl_flow_key key;
+	struct fl_flow_key mask;
 };
 
 /* What the filter's protocol and ip_proto must be for a key to apply */
@@ -168,39 +203,31 @@ static const char * const fl_need_msg[] = {
 	[FL_NEED_ENC_IPV6] = "Key requires an IPv6 tunnel",
 };
 
-#define FL_MASK_DIFFERS "Mask differs from this prio's mask in "
-
-/*
- * One row per key that is a plain (value, mask) pair of a key member.  Its
- * name is tc's, for the message of a mask that differs from the instance's.
- */
+/* One row per key that is a plain (value, mask) pair of a key member */
 struct fl_key_desc {
 	u16 type;	/* attribute carrying the value */
 	u16 mask_type;	/* attribute carrying its mask, or UNSPEC: exact */
 	u16 offset;	/* of the member in struct fl_flow_key */
 	u8 len;		/* of the member and of both attributes */
 	u8 need;	/* enum fl_need */
-	const char *mismatch;
 };
 
 /* Attribute names are pasted at the outer level: IP_TOS and IP_TTL are
  * also socket option macros, which must not expand here.
  */
-#define FL_KEY(_type, _mask_type, _member, _need, _name) {		\
+#define FL_KEY(_type, _mask_type, _member, _need) {			\
 	.type = _type,							\
 	.mask_type = _mask_type,					\
 	.offset = offsetof(struct fl_flow_key, _member),		\
 	.len = sizeof_field(struct fl_flow_key, _member),		\
 	.need = FL_NEED_##_need,					\
-	.mismatch = FL_MASK_DIFFERS _name,				\
 }
 
-#define FL_KEY_MASKED(_type, _member, _need, _name)			\
+#define FL_KEY_MASKED(_type, _member, _need)				\
 	FL_KEY(TCA_FLOWER_KEY_##_type, TCA_FLOWER_KEY_##_type##_MASK,	\
-	       _member, _need, _name)
-#define FL_KEY_EXACT(_type, _member, _need, _name)			\
-	FL_KEY(TCA_FLOWER_KEY_##_type, TCA_FLOWER_UNSPEC, _member, _need, \
-	       _name)
+	       _member, _need)
+#define FL_KEY_EXACT(_type, _member, _need)				\
+	FL_KEY(TCA_FLOWER_KEY_##_type, TCA_FLOWER_UNSPEC, _member, _need)
 
 /*
  * Rows are parsed in this order, after the protocol (eth_type, VLAN and
@@ -209,85 +236,47 @@ struct fl_key_desc {
  * filter's ip_proto tells which attribute dumps it.
  */
 static const struct fl_key_desc fl_keys[] = {
-	FL_KEY_EXACT(IP_PROTO, basic.ip_proto, IP, "ip_proto"),
-	FL_KEY_MASKED(ETH_DST, eth.dst, NONE, "dst_mac"),
-	FL_KEY_MASKED(ETH_SRC, eth.src, NONE, "src_mac"),
-	FL_KEY_EXACT(NUM_OF_VLANS, num_of_vlans, NONE, "num_of_vlans"),
-	FL_KEY_EXACT(PPPOE_SID, pppoe.session_id, PPPOE, "pppoe_sid"),
-	FL_KEY_MASKED(IPV4_SRC, ipv4.src, IPV4, "src_ip"),
-	FL_KEY_MASKED(IPV4_DST, ipv4.dst, IPV4, "dst_ip"),
-	FL_KEY_MASKED(IPV6_SRC, ipv6.src, IPV6, "src_ip"),
-	FL_KEY_MASKED(IPV6_DST, ipv6.dst, IPV6, "dst_ip"),
-	FL_KEY_MASKED(IP_TOS, ip.tos, IP, "ip_tos"),
-	FL_KEY_MASKED(IP_TTL, ip.ttl, IP, "ip_ttl"),
-	FL_KEY_MASKED(TCP_SRC, tp.src, TCP, "src_port"),
-	FL_KEY_MASKED(TCP_DST, tp.dst, TCP, "dst_port"),
-	FL_KEY_MASKED(UDP_SRC, tp.src, UDP, "src_port"),
-	FL_KEY_MASKED(UDP_DST, tp.dst, UDP, "dst_port"),
-	FL_KEY_MASKED(SCTP_SRC, tp.src, SCTP, "src_port"),
-	FL_KEY_MASKED(SCTP_DST, tp.dst, SCTP, "dst_port"),
-	FL_KEY_MASKED(TCP_FLAGS, tcp.flags, TCP, "tcp_flags"),
-	FL_KEY_MASKED(ICMPV4_TYPE, icmp.type, ICMPV4, "type"),
-	FL_KEY_MASKED(ICMPV4_CODE, icmp.code, ICMPV4, "code"),
-	FL_KEY_MASKED(ICMPV6_TYPE, icmp.type, ICMPV6, "type"),
-	FL_KEY_MASKED(ICMPV6_CODE, icmp.code, ICMPV6, "code"),
-	FL_KEY_MASKED(ARP_OP, arp.op, ARP, "arp_op"),
-	FL_KEY_MASKED(ARP_SIP, arp.sip, ARP, "arp_sip"),
-	FL_KEY_MASKED(ARP_TIP, arp.tip, ARP, "arp_tip"),
-	FL_KEY_MASKED(ARP_SHA, arp.sha, ARP, "arp_sha"),
-	FL_KEY_MASKED(ARP_THA, arp.tha, ARP, "arp_tha"),
-	FL_KEY_EXACT(L2TPV3_SID, l2tpv3.session_id, L2TP, "l2tpv3_sid"),
-	FL_KEY_EXACT(ENC_KEY_ID, enc_keyid.keyid, NONE, "enc_key_id"),
-	FL_KEY_MASKED(ENC_IPV4_SRC, enc_ipv4.src, ENC_IPV4, "enc_src_ip"),
-	FL_KEY_MASKED(ENC_IPV4_DST, enc_ipv4.dst, ENC_IPV4, "enc_dst_ip"),
-	FL_KEY_MASKED(ENC_IPV6_SRC, enc_ipv6.src, ENC_IPV6, "enc_src_ip"),
-	FL_KEY_MASKED(ENC_IPV6_DST, enc_ipv6.dst, ENC_IPV6, "enc_dst_ip"),
-	FL_KEY_MASKED(ENC_UDP_SRC_PORT, enc_tp.src, NONE, "enc_src_port"),
-	FL_KEY_MASKED(ENC_UDP_DST_PORT, enc_tp.dst, NONE, "enc_dst_port"),
-	FL_KEY_MASKED(ENC_IP_TOS, enc_ip.tos, NONE, "enc_tos"),
-	FL_KEY_MASKED(ENC_IP_TTL, enc_ip.ttl, NONE, "enc_ttl"),
-	FL_KEY_MASKED(CT_STATE, ct.ct_state, NONE, "ct_state"),
-	FL_KEY_MASKED(CT_ZONE, ct.ct_zone, NONE, "ct_zone"),
-	FL_KEY_MASKED(CT_MARK, ct.ct_mark, NONE, "ct_mark"),
-	FL_KEY_MASKED(CT_LABELS, ct.ct_labels, NONE, "ct_label"),
-};
-
-/*
- * Key members that their own parsers fill (the protocol, VLAN tags, PPP,
- * IP flags, MPLS), for the mask mismatch message: the attribute a user
- * most likely set to touch the member, and tc's name for it.
- */
-struct fl_field_desc {
-	u16 type;
-	u16 offset;
-	u16 len;
-	const char *mismatch;
-};
-
-#define FL_FIELD(_type, _member, _name) {				\
-	.type = TCA_FLOWER_##_type,					\
-	.offset = offsetof(struct fl_flow_key, _member),		\
-	.len = sizeof_field(struct fl_flow_key, _member),		\
-	.mismatch = FL_MASK_DIFFERS _name,				\
-}
-
-static const struct fl_field_desc fl_fields[] = {
-	FL_FIELD(INDEV, indev_ifindex, "indev"),
-	FL_FIELD(KEY_ETH_TYPE, basic.n_proto, "protocol or vlan_ethtype"),
-	FL_FIELD(KEY_ETH_TYPE, vlan.vlan_tpid, "protocol"),
-	FL_FIELD(KEY_ETH_TYPE, pppoe.type, "protocol"),
-	FL_FIELD(KEY_VLAN_ID, vlan.vlan_tci, "vlan_id or vlan_prio"),
-	FL_FIELD(KEY_VLAN_ETH_TYPE, vlan.vlan_eth_type, "vlan_ethtype"),
-	FL_FIELD(KEY_VLAN_ETH_TYPE, cvlan.vlan_tpid, "vlan_ethtype"),
-	FL_FIELD(KEY_CVLAN_ID, cvlan.vlan_tci, "cvlan_id or cvlan_prio"),
-	FL_FIELD(KEY_CVLAN_ETH_TYPE, cvlan.vlan_eth_type, "cvlan_ethtype"),
-	FL_FIELD(KEY_PPP_PROTO, pppoe.ppp_proto, "ppp_proto"),
-	FL_FIELD(KEY_FLAGS, control.flags, "ip_flags"),
-	FL_FIELD(KEY_IPV4_DST, control.addr_type, "the address family"),
-	FL_FIELD(KEY_MPLS_OPTS, mpls, "the MPLS keys"),
-	FL_FIELD(KEY_ENC_IPV4_DST, enc_control.addr_type,
-		 "the tunnel address family"),
-	FL_FIELD(KEY_ENC_OPTS, enc_opts, "enc_opts"),
+	FL_KEY_EXACT(IP_PROTO, basic.ip_proto, IP),
+	FL_KEY_MASKED(ETH_DST, eth.dst, NONE),
+	FL_KEY_MASKED(ETH_SRC, eth.src, NONE),
+	FL_KEY_EXACT(NUM_OF_VLANS, num_of_vlans, NONE),
+	FL_KEY_EXACT(PPPOE_SID, pppoe.session_id, PPPOE),
+	FL_KEY_MASKED(IPV4_SRC, ipv4.src, IPV4),
+	FL_KEY_MASKED(IPV4_DST, ipv4.dst, IPV4),
+	FL_KEY_MASKED(IPV6_SRC, ipv6.src, IPV6),
+	FL_KEY_MASKED(IPV6_DST, ipv6.dst, IPV6),
+	FL_KEY_MASKED(IP_TOS, ip.tos, IP),
+	FL_KEY_MASKED(IP_TTL, ip.ttl, IP),
+	FL_KEY_MASKED(TCP_SRC, tp.src, TCP),
+	FL_KEY_MASKED(TCP_DST, tp.dst, TCP),
+	FL_KEY_MASKED(UDP_SRC, tp.src, UDP),
+	FL_KEY_MASKED(UDP_DST, tp.dst, UDP),
+	FL_KEY_MASKED(SCTP_SRC, tp.src, SCTP),
+	FL_KEY_MASKED(SCTP_DST, tp.dst, SCTP),
+	FL_KEY_MASKED(TCP_FLAGS, tcp.flags, TCP),
+	FL_KEY_MASKED(ICMPV4_TYPE, icmp.type, ICMPV4),
+	FL_KEY_MASKED(ICMPV4_CODE, icmp.code, ICMPV4),
+	FL_KEY_MASKED(ICMPV6_TYPE, icmp.type, ICMPV6),
+	FL_KEY_MASKED(ICMPV6_CODE, icmp.code, ICMPV6),
+	FL_KEY_MASKED(ARP_OP, arp.op, ARP),
+	FL_KEY_MASKED(ARP_SIP, arp.sip, ARP),
+	FL_KEY_MASKED(ARP_TIP, arp.tip, ARP),
+	FL_KEY_MASKED(ARP_SHA, arp.sha, ARP),
+	FL_KEY_MASKED(ARP_THA, arp.tha, ARP),
+	FL_KEY_EXACT(L2TPV3_SID, l2tpv3.session_id, L2TP),
+	FL_KEY_EXACT(ENC_KEY_ID, enc_keyid.keyid, NONE),
+	FL_KEY_MASKED(ENC_IPV4_SRC, enc_ipv4.src, ENC_IPV4),
+	FL_KEY_MASKED(ENC_IPV4_DST, enc_ipv4.dst, ENC_IPV4),
+	FL_KEY_MASKED(ENC_IPV6_SRC, enc_ipv6.src, ENC_IPV6),
+	FL_KEY_MASKED(ENC_IPV6_DST, enc_ipv6.dst, ENC_IPV6),
+	FL_KEY_MASKED(ENC_UDP_SRC_PORT, enc_tp.src, NONE),
+	FL_KEY_MASKED(ENC_UDP_DST_PORT, enc_tp.dst, NONE),
+	FL_KEY_MASKED(ENC_IP_TOS, enc_ip.tos, NONE),
+	FL_KEY_MASKED(ENC_IP_TTL, enc_ip.ttl, NONE),
+	FL_KEY_MASKED(CT_STATE, ct.ct_state, NONE),
+	FL_KEY_MASKED(CT_ZONE, ct.ct_zone, NONE),
+	FL_KEY_MASKED(CT_MARK, ct.ct_mark, NONE),
+	FL_KEY_MASKED(CT_LABELS, ct.ct_labels, NONE),
 };
 
 #define FL_UNSUPPORTED(attr)						\
@@ -485,14 +474,26 @@ static const struct fl_dissector_key fl_dissector_keys[] = {
 	FL_DISSECTOR_KEY(ENC_OPTS, enc_opts),
 };
 
-/* Like NL_SET_ERR_MSG_ATTR, for messages taken from the tables above */
+/*
+ * Like NL_SET_ERR_MSG_ATTR, for messages taken from the tables above:
+ * the macro wants a string literal, and 6.1 has no NL_SET_ERR_MSG_FMT.
+ */
 static void fl_set_err(struct netlink_ext_ack *extack,
 		       const struct nlattr *nla, const char *msg)
 {
+	do_trace_netlink_extack(msg);
 	if (extack) {
 		NL_SET_BAD_ATTR(extack, nla);
 		extack->_msg = msg;
 	}
+}
+
+/* tp->root is set by fl_init() and freed after fl_destroy(); every
+ * caller holds a reference to tp, so it cannot change under them.
+ */
+static struct cls_fl_head *fl_head(const struct tcf_proto *tp)
+{
+	return rcu_dereference_raw(tp->root);
 }
 
 static unsigned short int fl_mask_range(const struct fl_flow_mask *mask)
@@ -520,51 +521,69 @@ static void fl_set_masked_key(struct fl_flow_key *mkey,
 }
 
 /*
- * The filter table hashes and compares masked keys long by long, with
- * functions classify can inline (fl_lookup_params below).  jhash2, the
- * rhashtable default, costs about twice as many instructions per byte and
- * an indirect call.  Keys come from CAP_NET_ADMIN, not from packets, and
- * each table has its own random seed; the last step spreads every input
- * bit into the low bits the table takes for the bucket index.  A range
- * is at least one long (fl_mask_update_range()).
+ * The filter tables hash and compare masked keys long by long.  jhash2,
+ * the rhashtable default, costs about twice as many instructions per byte
+ * and an indirect call.  Keys come from CAP_NET_ADMIN, not from packets,
+ * and each table has its own random seed; the last step spreads every
+ * input bit into the low bits the table takes for the bucket index.  A
+ * range is at least one long (fl_mask_update_range()).
+ *
+ * What a table hashes is a key seen through a mask: a packet's key is
+ * shared by every mask of the instance, so it is not masked in place;
+ * the hash and the compare mask each long as they read it.  A filter
+ * carries the same pair for its own (already masked) key, so that one
+ * pair of functions serves inserts, resizes and lookups alike.
  */
 static u32 fl_hashfn(const void *data, u32 len, u32 seed)
 {
-	const unsigned long *l = data, *end = data + len;
+	const struct fl_lookup_key *lk = data;
+	const unsigned long *k = fl_key_start(lk->key, lk->mask);
+	const unsigned long *m = fl_key_start(&lk->mask->key, lk->mask);
+	const unsigned long *end = (const void *)k + len;
 	u64 h = seed;
 
 	do
-		h = (rol64(h, 5) ^ *l) * GOLDEN_RATIO_64;
-	while (++l < end);
+		h = (rol64(h, 5) ^ (*k & *m++)) * GOLDEN_RATIO_64;
+	while (++k < end);
 	h ^= h >> 29;
 	return (h * GOLDEN_RATIO_64) >> 32;
 }
 
 static int fl_cmpfn(struct rhashtable_compare_arg *arg, const void *obj)
 {
-	const struct rhashtable *ht = arg->ht;
-	const unsigned long *a = arg->key;
-	const unsigned long *b = obj + ht->p.key_offset;
-	const unsigned long *end = arg->key + ht->p.key_len;
+	const struct fl_lookup_key *lk = arg->key;
+	const struct cls_fl_filter *f = obj;
+	const unsigned long *k = fl_key_start(lk->key, lk->mask);
+	const unsigned long *m = fl_key_start(&lk->mask->key, lk->mask);
+	const unsigned long *b = fl_key_start(&f->mkey, lk->mask);
+	const unsigned long *end = (const void *)k + fl_mask_range(lk->mask);
 	unsigned long diff = 0;
 
 	do
-		diff |= *a ^ *b++;
-	while (++a < end);
+		diff |= (*k & *m++) ^ *b++;
+	while (++k < end);
 	return diff != 0;
 }
 
 /*
- * Lookups need neither the key's offset nor its length from the
- * parameters (key_len 0 makes rhashtable take them from the table), so
- * one constant set serves every mask and the compiler inlines the
- * functions.  Inserts and removals use the mask's own parameters, which
- * name the same functions.
+ * Lookups take neither the key's offset nor its length from the
+ * parameters (key_len 0 makes rhashtable take the length from the
+ * table), so one constant set serves every mask and the compiler can
+ * inline the functions.  Each mask's table has its own copy of
+ * fl_table_params with the length of its range (fl_mask_init()).
  */
 static const struct rhashtable_params fl_lookup_params = {
 	.head_offset = offsetof(struct cls_fl_filter, ht_node),
 	.hashfn = fl_hashfn,
 	.obj_cmpfn = fl_cmpfn,
+};
+
+static const struct rhashtable_params fl_table_params = {
+	.head_offset = offsetof(struct cls_fl_filter, ht_node),
+	.key_offset = offsetof(struct cls_fl_filter, lkey),
+	.hashfn = fl_hashfn,
+	.obj_cmpfn = fl_cmpfn,
+	.automatic_shrinking = true,
 };
 
 /* ct_state as the flower uAPI spells a conntrack entry's state */
@@ -586,13 +605,33 @@ static u16 fl_ct_states[] = {
 /* The conntrack entry act_ct attached earlier in this tc pass, if any;
  * a packet act_ct saw but could not track is +trk+inv in act_ct's zone.
  */
-static void fl_dissect_ct(const struct sk_buff *skb,
-			  struct fl_flow_mask *mask, struct fl_flow_key *key)
+static void fl_dissect_ct(const struct sk_buff *skb, struct fl_masks *masks,
+			  struct fl_flow_key *key)
 {
 	const struct tc_skb_cb *cb = tc_skb_cb(skb);
 
-	skb_flow_dissect_ct(skb, &mask->dissector, key, fl_ct_states,
+	skb_flow_dissect_ct(skb, &masks->dissector, key, fl_ct_states,
 			    ARRAY_SIZE(fl_ct_states), cb->post_ct, cb->zone);
+}
+
+/* The keys of every mask of the instance, from one pass over the packet */
+static void fl_dissect(struct sk_buff *skb, struct fl_masks *masks,
+		       struct fl_flow_key *key)
+{
+	/* The dissector ORs into control.flags and writes only the keys it
+	 * finds in the packet: every key it may write, and everything a
+	 * mask reads, starts out zero.
+	 */
+	memset(key, 0, masks->clear_end);
+	key->indev_ifindex = skb->skb_iif;
+	/* Metadata keys: not even a call when no mask uses them */
+	if (masks->tunnel)
+		skb_flow_dissect_tunnel_info(skb, &masks->dissector, key);
+	if (masks->ct)
+		fl_dissect_ct(skb, masks, key);
+	/* Keys are the outer headers': do not descend into a tunnel */
+	skb_flow_dissect(skb, &masks->dissector, key,
+			 FLOW_DISSECTOR_F_STOP_BEFORE_ENCAP);
 }
 
 static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
@@ -600,36 +639,27 @@ static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 {
 	struct cls_fl_head *head = rcu_dereference_bh(tp->root);
 	struct fl_flow_key skb_key;	/* one key: the stack frame is small */
-	struct fl_flow_mask *mask;
+	struct fl_lookup_key lk = { .key = &skb_key };
+	struct fl_masks *masks;
 	struct cls_fl_filter *f;
+	unsigned int i;
 
-	mask = rcu_dereference_bh(head->mask);
-	if (unlikely(!mask))
+	masks = rcu_dereference_bh(head->masks);
+	if (unlikely(!masks))
 		return -1;
 
-	/* The dissector ORs into control.flags and writes only the keys it
-	 * finds in the packet: everything up to the end of the range starts
-	 * out zero, the control and basic keys included.
-	 */
-	memset(&skb_key, 0, mask->range.end);
-	skb_key.indev_ifindex = skb->skb_iif;
-	/* Metadata keys: not even a call when the mask does not use them */
-	if (mask->tunnel)
-		skb_flow_dissect_tunnel_info(skb, &mask->dissector, &skb_key);
-	if (mask->ct)
-		fl_dissect_ct(skb, mask, &skb_key);
-	/* Keys are the outer headers': do not descend into a tunnel */
-	skb_flow_dissect(skb, &mask->dissector, &skb_key,
-			 FLOW_DISSECTOR_F_STOP_BEFORE_ENCAP);
-	fl_set_masked_key(&skb_key, &skb_key, mask);	/* in place */
+	fl_dissect(skb, masks, &skb_key);
+	for (i = 0; i < masks->n; i++) {
+		struct fl_flow_mask *mask = masks->mask[i];
 
-	f = rhashtable_lookup_fast(&mask->ht, fl_key_start(&skb_key, mask),
-				   fl_lookup_params);
-	if (!f)
-		return -1;
-
-	*res = f->res;
-	return tcf_exts_exec(skb, &f->exts, res);
+		lk.mask = mask;
+		f = rhashtable_lookup_fast(&mask->ht, &lk, fl_lookup_params);
+		if (f) {
+			*res = f->res;
+			return tcf_exts_exec(skb, &f->exts, res);
+		}
+	}
+	return -1;
 }
 
 static int fl_init(struct tcf_proto *tp)
@@ -696,27 +726,30 @@ static void fl_head_free_work(struct work_struct *work)
 	struct cls_fl_head *head = container_of(to_rcu_work(work),
 						struct cls_fl_head, rwork);
 	/* A grace period has passed: nobody can see the instance any more */
-	struct fl_flow_mask *mask = rcu_dereference_protected(head->mask, 1);
+	struct fl_masks *masks = rcu_dereference_protected(head->masks, 1);
+	unsigned int i;
 
-	if (mask)
-		fl_mask_free(mask);
+	if (masks) {
+		for (i = 0; i < masks->n; i++)
+			fl_mask_free(masks->mask[i]);
+		kfree(masks);
+	}
 	kfree(head);
 }
 
 static void fl_destroy(struct tcf_proto *tp, bool rtnl_held,
 		       struct netlink_ext_ack *extack)
 {
-	struct cls_fl_head *head = rtnl_dereference(tp->root);
-	struct fl_flow_mask *mask = rtnl_dereference(head->mask);
+	struct cls_fl_head *head = fl_head(tp);
 	unsigned long handle, tmp;
 	struct cls_fl_filter *f;
 
-	/* Out of the table before they are freed: a resize running in the
-	 * background must not walk into a freed filter.  A filter exists
-	 * only while there is a mask.
+	/* Out of the tables before they are freed: a resize running in the
+	 * background must not walk into a freed filter.
 	 */
 	idr_for_each_entry_ul(&head->handle_idr, f, tmp, handle) {
-		rhashtable_remove_fast(&mask->ht, &f->ht_node, mask->ht_params);
+		rhashtable_remove_fast(&f->mask->ht, &f->ht_node,
+				       f->mask->ht_params);
 		fl_filter_release(tp, f);
 	}
 	idr_destroy(&head->handle_idr);
@@ -726,9 +759,7 @@ static void fl_destroy(struct tcf_proto *tp, bool rtnl_held,
 
 static void *fl_get(struct tcf_proto *tp, u32 handle)
 {
-	struct cls_fl_head *head = rtnl_dereference(tp->root);
-
-	return idr_find(&head->handle_idr, handle);
+	return idr_find(&fl_head(tp)->handle_idr, handle);
 }
 
 /* Attributes this classifier does not implement are refused by name */
@@ -813,6 +844,12 @@ static bool fl_tunnel_is(const struct fl_flow_key *key,
 	       key->enc_control.addr_type == addr_type;
 }
 
+/* num_of_vlans is an exact key: zero when the filter does not give it */
+static u8 fl_num_of_vlans(const struct fl_flow_key *key)
+{
+	return key->num_of_vlans.num_of_vlans;
+}
+
 static bool fl_need_met(const struct fl_flow_key *key,
 			const struct fl_flow_key *mask, enum fl_need need)
 {
@@ -842,9 +879,9 @@ static bool fl_need_met(const struct fl_flow_key *key,
 		return fl_proto_is(key, mask, ETH_P_ARP) ||
 		       fl_proto_is(key, mask, ETH_P_RARP);
 	case FL_NEED_VLAN:
-		return mask->vlan.vlan_tpid;
+		return mask->vlan.vlan_tpid || fl_num_of_vlans(key) > 0;
 	case FL_NEED_CVLAN:
-		return mask->cvlan.vlan_tpid;
+		return mask->cvlan.vlan_tpid || fl_num_of_vlans(key) > 1;
 	case FL_NEED_MPLS:
 		return fl_proto_is(key, mask, ETH_P_MPLS_UC) ||
 		       fl_proto_is(key, mask, ETH_P_MPLS_MC);
@@ -904,7 +941,9 @@ static int fl_set_key_indev(struct net *net, struct nlattr **tb,
 	return 0;
 }
 
-/* The id, priority and TPID of one tag; its inner ethertype is the caller's */
+/* The id, priority and TPID (0: any) of one tag; its inner ethertype is
+ * the caller's
+ */
 static int fl_set_key_tag(struct nlattr *vid, struct nlattr *prio,
 			  __be16 tpid, struct flow_dissector_key_vlan *key,
 			  struct flow_dissector_key_vlan *mask,
@@ -928,15 +967,18 @@ static int fl_set_key_tag(struct nlattr *vid, struct nlattr *prio,
 		key->vlan_priority = nla_get_u8(prio);
 		mask->vlan_priority = VLAN_PRIO_MASK >> VLAN_PRIO_SHIFT;
 	}
-	key->vlan_tpid = tpid;
-	mask->vlan_tpid = htons(0xffff);
+	if (tpid) {
+		key->vlan_tpid = tpid;
+		mask->vlan_tpid = htons(0xffff);
+	}
 	return 0;
 }
 
 /*
  * A tag is expected where the ethertype is a VLAN TPID, or where
- * num_of_vlans asks for more tags than come before it (as in the in-tree
- * flower: "protocol ip ... num_of_vlans 1 vlan_id 5").
+ * num_of_vlans asks for more tags than come before it, as in the in-tree
+ * flower: "num_of_vlans 1 vlan_prio 5" with protocol all (a tag of any
+ * TPID), "protocol 802.1q ... num_of_vlans 2 vlan_id 10 cvlan_id 20".
  */
 static bool fl_is_tag(__be16 ethertype, struct nlattr **tb, u8 before)
 {
@@ -1002,10 +1044,12 @@ static int fl_set_key_inner(struct nlattr **tb, __be16 ethertype,
 }
 
 /*
- * The tags of a 802.1q/802.1ad filter: the outer one (vlan_*), and the
- * inner one (cvlan_*) when vlan_ethtype is itself a TPID.  The ethertype
- * after the outer tag is the VLAN key's vlan_eth_type, and the innermost
- * one is also basic.n_proto, which the IP keys look at.
+ * The tags of a 802.1q/802.1ad filter, or of one whose num_of_vlans says
+ * there are tags (@tpid 0: any TPID): the outer one (vlan_*), and the
+ * inner one (cvlan_*) when vlan_ethtype is itself a TPID or num_of_vlans
+ * says there are two.  The ethertype after the outer tag is the VLAN
+ * key's vlan_eth_type, and the innermost one is also basic.n_proto, which
+ * the IP keys look at.
  */
 static int fl_set_key_vlans(struct nlattr **tb, __be16 tpid,
 			    struct fl_flow_key *key, struct fl_flow_key *mask,
@@ -1013,20 +1057,23 @@ static int fl_set_key_vlans(struct nlattr **tb, __be16 tpid,
 {
 	struct nlattr *next = tb[TCA_FLOWER_KEY_VLAN_ETH_TYPE];
 	struct nlattr *inner = tb[TCA_FLOWER_KEY_CVLAN_ETH_TYPE];
-	__be16 ethertype;
+	__be16 ethertype = 0;
 	int err;
 
 	err = fl_set_key_tag(tb[TCA_FLOWER_KEY_VLAN_ID],
 			     tb[TCA_FLOWER_KEY_VLAN_PRIO], tpid,
 			     &key->vlan, &mask->vlan, extack);
-	if (err || !next)
+	if (err)
 		return err;
 
-	ethertype = nla_get_be16(next);
-	key->vlan.vlan_eth_type = ethertype;
-	mask->vlan.vlan_eth_type = htons(0xffff);
+	if (next) {
+		ethertype = nla_get_be16(next);
+		key->vlan.vlan_eth_type = ethertype;
+		mask->vlan.vlan_eth_type = htons(0xffff);
+	}
 	if (!fl_is_tag(ethertype, tb, 1))
-		return fl_set_key_inner(tb, ethertype, key, mask, extack);
+		return next ? fl_set_key_inner(tb, ethertype, key, mask,
+					       extack) : 0;
 
 	err = fl_set_key_tag(tb[TCA_FLOWER_KEY_CVLAN_ID],
 			     tb[TCA_FLOWER_KEY_CVLAN_PRIO], ethertype,
@@ -1041,13 +1088,38 @@ static int fl_set_key_vlans(struct nlattr **tb, __be16 tpid,
 
 /*
  * The filter's protocol (TCA_FLOWER_KEY_ETH_TYPE, which tc sends equal to
- * the filter's protocol): an ethertype, a VLAN TPID with the tags' keys, or
- * the PPPoE session ethertype with the PPP keys.
+ * the filter's protocol, and which other clients leave out: then the
+ * filter's protocol is taken): an ethertype, a VLAN TPID with the tags'
+ * keys, or the PPPoE session ethertype with the PPP keys.
  */
 static int fl_set_key_eth_type(struct nlattr **tb, __be16 protocol,
 			       struct fl_flow_key *key,
 			       struct fl_flow_key *mask,
 			       struct netlink_ext_ack *extack)
+{
+	struct nlattr *nla = tb[TCA_FLOWER_KEY_ETH_TYPE];
+	__be16 any = htons(ETH_P_ALL);
+	__be16 ethertype = nla ? nla_get_be16(nla) : protocol;
+	int err = 0;
+
+	if (nla && protocol != any && ethertype != protocol) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "Key eth_type differs from the filter's protocol");
+		return -EINVAL;
+	}
+
+	if (fl_is_tag(ethertype, tb, 0))
+		err = fl_set_key_vlans(tb, ethertype == any ? 0 : ethertype,
+				       key, mask, extack);
+	else if (ethertype != any)
+		err = fl_set_key_inner(tb, ethertype, key, mask, extack);
+	return err;
+}
+
+/* Tag and PPP keys the protocol (or num_of_vlans) does not leave room for */
+static int fl_check_tags(struct nlattr **tb, const struct fl_flow_key *key,
+			 const struct fl_flow_key *mask,
+			 struct netlink_ext_ack *extack)
 {
 	static const int vlan_attrs[] = {
 		TCA_FLOWER_KEY_VLAN_ID, TCA_FLOWER_KEY_VLAN_PRIO,
@@ -1058,22 +1130,6 @@ static int fl_set_key_eth_type(struct nlattr **tb, __be16 protocol,
 		TCA_FLOWER_KEY_CVLAN_ETH_TYPE,
 	};
 	static const int ppp_attrs[] = { TCA_FLOWER_KEY_PPP_PROTO };
-	struct nlattr *nla = tb[TCA_FLOWER_KEY_ETH_TYPE];
-	__be16 ethertype = nla ? nla_get_be16(nla) : htons(ETH_P_ALL);
-	int err = 0;
-
-	if (nla && protocol != htons(ETH_P_ALL) && ethertype != protocol) {
-		NL_SET_ERR_MSG_ATTR(extack, nla,
-				    "Key eth_type differs from the filter's protocol");
-		return -EINVAL;
-	}
-
-	if (fl_is_tag(ethertype, tb, 0) && ethertype != htons(ETH_P_ALL))
-		err = fl_set_key_vlans(tb, ethertype, key, mask, extack);
-	else if (ethertype != htons(ETH_P_ALL))
-		err = fl_set_key_inner(tb, ethertype, key, mask, extack);
-	if (err)
-		return err;
 
 	return fl_check_need(tb, vlan_attrs, ARRAY_SIZE(vlan_attrs), key,
 			     mask, FL_NEED_VLAN, extack) ?:
@@ -1644,7 +1700,8 @@ static int fl_set_key(struct net *net, struct nlattr **tb, __be16 protocol,
 			return err;
 	}
 	fl_set_key_addr_type(key, mask, tb);
-	return fl_check_tcp_flags(tb, mask, extack) ?:
+	return fl_check_tags(tb, key, mask, extack) ?:
+	       fl_check_tcp_flags(tb, mask, extack) ?:
 	       fl_check_ct(tb, key, mask, extack);
 }
 
@@ -1731,79 +1788,135 @@ static bool fl_dissector_key_used(const struct fl_flow_mask *mask,
 	return memchr_inv((const u8 *)&mask->key + dk->offset, 0, dk->len);
 }
 
-static void fl_init_dissector(struct fl_flow_mask *mask)
+/* The dissector of the union of the masks' keys, and what classify clears */
+static void fl_masks_init_dissector(struct fl_masks *masks)
 {
 	struct flow_dissector_key keys[ARRAY_SIZE(fl_dissector_keys)];
-	unsigned int i, cnt = 0;
+	unsigned int i, j, cnt = 0, end = 0;
 
 	for (i = 0; i < ARRAY_SIZE(fl_dissector_keys); i++) {
 		const struct fl_dissector_key *dk = &fl_dissector_keys[i];
 
-		if (!fl_dissector_key_used(mask, dk))
+		for (j = 0; j < masks->n; j++)
+			if (fl_dissector_key_used(masks->mask[j], dk))
+				break;
+		if (j == masks->n)
 			continue;
 		keys[cnt].key_id = dk->id;
 		keys[cnt].offset = dk->offset;
 		cnt++;
+		end = max_t(unsigned int, end, dk->offset + dk->len);
 	}
-	skb_flow_dissector_init(&mask->dissector, keys, cnt);
-	mask->tunnel = dissector_uses_key(&mask->dissector,
-					  FLOW_DISSECTOR_KEY_ENC_CONTROL);
-	mask->ct = dissector_uses_key(&mask->dissector, FLOW_DISSECTOR_KEY_CT);
+	for (j = 0; j < masks->n; j++)
+		end = max_t(unsigned int, end, masks->mask[j]->range.end);
+
+	skb_flow_dissector_init(&masks->dissector, keys, cnt);
+	masks->clear_end = end;
+	masks->tunnel = dissector_uses_key(&masks->dissector,
+					   FLOW_DISSECTOR_KEY_ENC_CONTROL);
+	masks->ct = dissector_uses_key(&masks->dissector,
+				       FLOW_DISSECTOR_KEY_CT);
 }
 
-/* Readies @mask and its table; the caller publishes it in head->mask
- * once the first filter is in the table.
+/*
+ * A new set: @old's masks in their order but @drop, then @add.  Never
+ * empty (an instance without masks has no set); NULL when out of memory.
  */
+static struct fl_masks *fl_masks_create(const struct fl_masks *old,
+					struct fl_flow_mask *add,
+					const struct fl_flow_mask *drop)
+{
+	unsigned int i, n = old ? old->n : 0;
+	struct fl_masks *masks;
+
+	masks = kzalloc(struct_size(masks, mask, n + 1), GFP_KERNEL);
+	if (!masks)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (old->mask[i] != drop)
+			masks->mask[masks->n++] = old->mask[i];
+	if (add)
+		masks->mask[masks->n++] = add;
+	fl_masks_init_dissector(masks);
+	return masks;
+}
+
+/* Under RTNL.  rcu_assign_pointer() orders the initialisation of @masks,
+ * and of a mask new in it, before the pointer that classify follows.
+ */
+static void fl_masks_publish(struct cls_fl_head *head, struct fl_masks *masks)
+{
+	struct fl_masks *old = rtnl_dereference(head->masks);
+
+	rcu_assign_pointer(head->masks, masks);
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
+/* Readies @mask and its table, before a set that holds it is published */
 static int fl_mask_init(struct fl_flow_mask *mask)
 {
 	fl_mask_update_range(mask);
-	fl_init_dissector(mask);
-	mask->ht_params = fl_lookup_params;
-	mask->ht_params.key_offset = offsetof(struct cls_fl_filter, mkey) +
-				     mask->range.start;
+	mask->ht_params = fl_table_params;
 	mask->ht_params.key_len = fl_mask_range(mask);
-	mask->ht_params.automatic_shrinking = true;
 	return rhashtable_init(&mask->ht, &mask->ht_params);
 }
 
-static bool fl_member_differs(const struct fl_flow_key *a,
-			      const struct fl_flow_key *b, u16 offset, u16 len)
+/* The instance's mask equal to @mask, if it has one */
+static struct fl_flow_mask *fl_mask_find(const struct fl_masks *masks,
+					 const struct fl_flow_mask *mask)
 {
-	return memcmp((const u8 *)a + offset, (const u8 *)b + offset, len);
+	unsigned int i;
+
+	for (i = 0; masks && i < masks->n; i++)
+		if (!memcmp(&masks->mask[i]->key, &mask->key, sizeof(mask->key)))
+			return masks->mask[i];
+	return NULL;
 }
 
-/* The error users of a one-mask-per-prio flower meet first: say which
- * key's mask differs, and point at its attribute.
+/*
+ * @mask holds one filter fewer.  An emptied mask leaves the set; should
+ * the smaller set not be allocated, the mask stays in it, empty, which
+ * classify does not mind, until it empties again or the instance goes.
  */
-static int fl_mask_check(const struct fl_flow_mask *cur,
-			 const struct fl_flow_mask *mask, struct nlattr **tb,
-			 struct netlink_ext_ack *extack)
+static void fl_mask_put(struct cls_fl_head *head, struct fl_flow_mask *mask)
 {
-	const struct fl_flow_key *a = &cur->key, *b = &mask->key;
-	int i;
+	struct fl_masks *masks = rtnl_dereference(head->masks);
+	struct fl_masks *rest = NULL;
 
-	if (!memcmp(a, b, sizeof(*a)))
+	if (--mask->filters)
+		return;
+	if (masks->n > 1) {
+		rest = fl_masks_create(masks, NULL, mask);
+		if (!rest)
+			return;
+	}
+	fl_masks_publish(head, rest);
+	tcf_queue_work(&mask->rwork, fl_mask_free_work);
+}
+
+/* As in the in-tree flower: a chain template names the keys its filters
+ * may use, and every bit of a filter's mask must be one of the template's.
+ */
+static int fl_check_tmplt(const struct tcf_proto *tp,
+			  const struct fl_flow_mask *mask,
+			  struct netlink_ext_ack *extack)
+{
+	const struct fl_tmplt *tmplt = tp->chain->tmplt_priv;
+	const unsigned long *m = (const unsigned long *)&mask->key;
+	const unsigned long *t;
+	unsigned int i;
+
+	if (!tmplt)
 		return 0;
-
-	for (i = 0; i < ARRAY_SIZE(fl_keys); i++) {
-		const struct fl_key_desc *k = &fl_keys[i];
-
-		if (fl_member_differs(a, b, k->offset, k->len)) {
-			fl_set_err(extack, tb[k->mask_type] ?: tb[k->type],
-				   k->mismatch);
+	t = (const unsigned long *)&tmplt->mask;
+	for (i = 0; i < sizeof(mask->key) / sizeof(long); i++) {
+		if (m[i] & ~t[i]) {
+			NL_SET_ERR_MSG(extack, "Mask does not fit the template");
 			return -EINVAL;
 		}
 	}
-	for (i = 0; i < ARRAY_SIZE(fl_fields); i++) {
-		const struct fl_field_desc *fd = &fl_fields[i];
-
-		if (fl_member_differs(a, b, fd->offset, fd->len)) {
-			fl_set_err(extack, tb[fd->type], fd->mismatch);
-			return -EINVAL;
-		}
-	}
-	NL_SET_ERR_MSG(extack, "Mask differs from this prio's mask");
-	return -EINVAL;
+	return 0;
 }
 
 static int fl_handle_assign(struct cls_fl_head *head,
@@ -1830,16 +1943,25 @@ static int fl_handle_assign(struct cls_fl_head *head,
 	return 0;
 }
 
-static int fl_ht_insert(struct fl_flow_mask *mask, struct cls_fl_filter *fold,
-			struct cls_fl_filter *fnew,
+/* A replace whose filter keeps mask and masked key swaps in place */
+static bool fl_swaps(const struct cls_fl_filter *fold,
+		     const struct cls_fl_filter *fnew)
+{
+	const struct fl_flow_mask *mask = fnew->mask;
+
+	return fold && fold->mask == mask &&
+	       !memcmp(fl_key_start(&fold->mkey, mask),
+		       fl_key_start(&fnew->mkey, mask), fl_mask_range(mask));
+}
+
+static int fl_ht_insert(struct cls_fl_filter *fold, struct cls_fl_filter *fnew,
 			struct netlink_ext_ack *extack)
 {
+	struct fl_flow_mask *mask = fnew->mask;
 	int err;
 
-	/* Same key: swap in place, so that lookups find one of the two */
-	if (fold && !memcmp(fl_key_start(&fold->mkey, mask),
-			    fl_key_start(&fnew->mkey, mask),
-			    fl_mask_range(mask)))
+	/* Lookups find one of the two at any time */
+	if (fl_swaps(fold, fnew))
 		return rhashtable_replace_fast(&mask->ht, &fold->ht_node,
 					       &fnew->ht_node, mask->ht_params);
 
@@ -1848,13 +1970,23 @@ static int fl_ht_insert(struct fl_flow_mask *mask, struct cls_fl_filter *fold,
 	if (err == -EEXIST)
 		NL_SET_ERR_MSG(extack,
 			       "A filter with the same key exists in this flower instance");
-	if (err)
-		return err;
+	return err;
+}
 
-	if (fold)
-		rhashtable_remove_fast(&mask->ht, &fold->ht_node,
-				       mask->ht_params);
-	return 0;
+/* @fnew is in its table and its mask in the published set: take @fold
+ * away.  Until then a packet that both match finds one of them.
+ */
+static void fl_replace_commit(struct tcf_proto *tp, struct cls_fl_filter *fold,
+			      struct cls_fl_filter *fnew, bool swapped)
+{
+	struct cls_fl_head *head = fl_head(tp);
+
+	if (!swapped)
+		rhashtable_remove_fast(&fold->mask->ht, &fold->ht_node,
+				       fold->mask->ht_params);
+	idr_replace(&head->handle_idr, fnew, fnew->handle);
+	fl_mask_put(head, fold->mask);
+	fl_filter_release(tp, fold);
 }
 
 /* Adds a filter, or replaces @*arg, from already validated attributes */
@@ -1863,11 +1995,13 @@ static int fl_change_filter(struct net *net, struct tcf_proto *tp,
 			    struct nlattr *rate, void **arg, u32 flags,
 			    struct netlink_ext_ack *extack)
 {
-	struct cls_fl_head *head = rtnl_dereference(tp->root);
-	struct fl_flow_mask *cur = rtnl_dereference(head->mask);
+	struct cls_fl_head *head = fl_head(tp);
+	struct fl_masks *masks = rtnl_dereference(head->masks);
+	struct fl_flow_mask *mask, *found = NULL;
 	struct cls_fl_filter *fold = *arg;
+	struct fl_masks *grown = NULL;
 	struct cls_fl_filter *fnew;
-	struct fl_flow_mask *mask;
+	bool swapped;
 	int err;
 
 	if (fold && handle && fold->handle != handle) {
@@ -1884,32 +2018,47 @@ static int fl_change_filter(struct net *net, struct tcf_proto *tp,
 		err = PTR_ERR(fnew);
 		goto err_mask;
 	}
-
-	err = cur ? fl_mask_check(cur, mask, tb, extack) : fl_mask_init(mask);
+	err = fl_check_tmplt(tp, mask, extack);
 	if (err)
 		goto err_filter;
-	fl_set_masked_key(&fnew->mkey, &fnew->key, cur ?: mask);
+
+	found = fl_mask_find(masks, mask);
+	if (found) {
+		kfree(mask);
+		mask = found;
+	} else {
+		err = fl_mask_init(mask);
+		if (err)
+			goto err_filter;
+		grown = fl_masks_create(masks, mask, NULL);
+		if (!grown) {
+			err = -ENOBUFS;
+			goto err_ht;
+		}
+	}
+	fnew->mask = mask;
+	fl_set_masked_key(&fnew->mkey, &fnew->key, mask);
+	fnew->lkey.key = &fnew->mkey;
+	fnew->lkey.mask = mask;
 
 	err = fl_handle_assign(head, fold, fnew, handle, extack);
 	if (err)
-		goto err_ht;
+		goto err_grown;
 
 	if (fnew->res.classid)
 		tcf_bind_filter(tp, &fnew->res, base);
 
-	err = fl_ht_insert(cur ?: mask, fold, fnew, extack);
+	swapped = fl_swaps(fold, fnew);
+	err = fl_ht_insert(fold, fnew, extack);
 	if (err)
 		goto err_handle;
 
-	if (fold) {
-		idr_replace(&head->handle_idr, fnew, fnew->handle);
-		fl_filter_release(tp, fold);
-	}
-	if (cur)
-		kfree(mask);
-	else	/* orders the table's initialisation before the pointer */
-		rcu_assign_pointer(head->mask, mask);
-
+	/* Nothing fails from here on */
+	mask->filters++;
+	if (grown)
+		fl_masks_publish(head, grown);
+	if (fold)
+		fl_replace_commit(tp, fold, fnew, swapped);
 	*arg = fnew;
 	return 0;
 
@@ -1917,13 +2066,16 @@ err_handle:
 	tcf_unbind_filter(tp, &fnew->res);
 	if (!fold)
 		idr_remove(&head->handle_idr, fnew->handle);
+err_grown:
+	kfree(grown);
 err_ht:
-	if (!cur)
+	if (!found)
 		rhashtable_destroy(&mask->ht);
 err_filter:
 	fl_filter_discard(fnew);
 err_mask:
-	kfree(mask);
+	if (!found)
+		kfree(mask);
 	return err;
 }
 
@@ -1951,22 +2103,15 @@ static int fl_change(struct net *net, struct sk_buff *in_skb,
 static int fl_delete(struct tcf_proto *tp, void *arg, bool *last,
 		     bool rtnl_held, struct netlink_ext_ack *extack)
 {
-	struct cls_fl_head *head = rtnl_dereference(tp->root);
-	struct fl_flow_mask *mask = rtnl_dereference(head->mask);
+	struct cls_fl_head *head = fl_head(tp);
 	struct cls_fl_filter *f = arg;
 
-	rhashtable_remove_fast(&mask->ht, &f->ht_node, mask->ht_params);
+	rhashtable_remove_fast(&f->mask->ht, &f->ht_node, f->mask->ht_params);
 	idr_remove(&head->handle_idr, f->handle);
+	fl_mask_put(head, f->mask);
 	fl_filter_release(tp, f);
 
 	*last = idr_is_empty(&head->handle_idr);
-	if (*last) {
-		/* The instance usually goes next; if it stays (the delete
-		 * notification failed), its next filter sets a new mask.
-		 */
-		RCU_INIT_POINTER(head->mask, NULL);
-		tcf_queue_work(&mask->rwork, fl_mask_free_work);
-	}
 	return 0;
 }
 
@@ -1978,7 +2123,7 @@ static int fl_delete(struct tcf_proto *tp, void *arg, bool *last,
 static void fl_walk(struct tcf_proto *tp, struct tcf_walker *arg,
 		    bool rtnl_held)
 {
-	struct cls_fl_head *head = rtnl_dereference(tp->root);
+	struct cls_fl_head *head = fl_head(tp);
 	unsigned long handle = arg->cookie, tmp;
 	struct cls_fl_filter *f;
 
@@ -2028,6 +2173,12 @@ static int fl_dump_key_tag(struct sk_buff *skb, int vid_type, int prio_type,
 	return 0;
 }
 
+/* A tag the filter looks at: by its TPID, or only by num_of_vlans' word */
+static bool fl_tag_used(const struct flow_dissector_key_vlan *mask)
+{
+	return memchr_inv(mask, 0, sizeof(*mask));
+}
+
 static int fl_dump_key_vlans(struct sk_buff *skb,
 			     const struct fl_flow_key *key,
 			     const struct fl_flow_key *mask)
@@ -2045,7 +2196,7 @@ static int fl_dump_key_vlans(struct sk_buff *skb,
 	    nla_put_be16(skb, TCA_FLOWER_KEY_VLAN_ETH_TYPE,
 			 key->vlan.vlan_eth_type))
 		return -EMSGSIZE;
-	if (!mask->cvlan.vlan_tpid)
+	if (!fl_tag_used(&mask->cvlan))
 		return 0;
 
 	if (fl_dump_key_tag(skb, TCA_FLOWER_KEY_CVLAN_ID,
@@ -2073,7 +2224,7 @@ static int fl_dump_key_eth_type(struct sk_buff *skb,
 				const struct fl_flow_key *key,
 				const struct fl_flow_key *mask)
 {
-	if (mask->vlan.vlan_tpid)
+	if (fl_tag_used(&mask->vlan))
 		return fl_dump_key_vlans(skb, key, mask) ?:
 		       fl_dump_key_ppp(skb, key, mask);
 
@@ -2237,17 +2388,19 @@ static int fl_dump_key(struct sk_buff *skb, struct net *net,
 	return 0;
 }
 
-/* No hardware offload: every filter runs in software only */
+/* No hardware offload: every filter runs in software only, on no device
+ * (the in-tree flower always dumps that count too)
+ */
 static int fl_dump_flags(struct sk_buff *skb, const struct cls_fl_filter *f)
 {
 	return nla_put_u32(skb, TCA_FLOWER_FLAGS,
-			   f->flags | TCA_CLS_FLAGS_NOT_IN_HW);
+			   f->flags | TCA_CLS_FLAGS_NOT_IN_HW) ?:
+	       nla_put_u32(skb, TCA_FLOWER_IN_HW_COUNT, 0);
 }
 
 static int fl_dump(struct net *net, struct tcf_proto *tp, void *fh,
 		   struct sk_buff *skb, struct tcmsg *t, bool rtnl_held)
 {
-	struct cls_fl_head *head = rtnl_dereference(tp->root);
 	struct cls_fl_filter *f = fh;
 	struct nlattr *nest;
 
@@ -2264,8 +2417,7 @@ static int fl_dump(struct net *net, struct tcf_proto *tp, void *fh,
 	    nla_put_u32(skb, TCA_FLOWER_CLASSID, f->res.classid))
 		goto nla_put_failure;
 
-	/* A filter exists only while there is a mask */
-	if (fl_dump_key(skb, net, &f->key, &rtnl_dereference(head->mask)->key) ||
+	if (fl_dump_key(skb, net, &f->key, &f->mask->key) ||
 	    fl_dump_flags(skb, f) || tcf_exts_dump(skb, &f->exts))
 		goto nla_put_failure;
 
@@ -2316,6 +2468,81 @@ static void fl_bind_class(void *fh, u32 classid, unsigned long cl, void *q,
 	tc_cls_bind_class(classid, cl, q, &f->res, base);
 }
 
+/* A chain template: keys, whose masks bound those of the chain's filters */
+static void *fl_tmplt_create(struct net *net, struct tcf_chain *chain,
+			     struct nlattr **tca,
+			     struct netlink_ext_ack *extack)
+{
+	static const int not_keys[] = { TCA_FLOWER_ACT, TCA_FLOWER_CLASSID };
+	struct fl_tmplt *tmplt;
+	struct nlattr *nla;
+	struct nlattr **tb;
+	int err;
+
+	tb = kcalloc(TCA_FLOWER_MAX + 1, sizeof(*tb), GFP_KERNEL);
+	tmplt = kzalloc(sizeof(*tmplt), GFP_KERNEL);
+	if (!tb || !tmplt) {
+		err = -ENOBUFS;
+		goto err_free;
+	}
+
+	err = fl_parse_opts(tca[TCA_OPTIONS], tb, extack);
+	if (err)
+		goto err_free;
+	/* tc sends flags 0 with every request */
+	nla = fl_first_attr(tb, not_keys, ARRAY_SIZE(not_keys));
+	if (!nla && tb[TCA_FLOWER_FLAGS] && nla_get_u32(tb[TCA_FLOWER_FLAGS]))
+		nla = tb[TCA_FLOWER_FLAGS];
+	if (nla) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "A chain template takes keys only");
+		err = -EINVAL;
+		goto err_free;
+	}
+	/* The request's protocol does not reach a template: tc sends it as
+	 * TCA_FLOWER_KEY_ETH_TYPE
+	 */
+	err = fl_set_key(net, tb, htons(ETH_P_ALL), &tmplt->key,
+			 &tmplt->mask, extack);
+	if (err)
+		goto err_free;
+	kfree(tb);
+	return tmplt;
+
+err_free:
+	kfree(tmplt);
+	kfree(tb);
+	return ERR_PTR(err);
+}
+
+static void fl_tmplt_destroy(void *tmplt_priv)
+{
+	kfree(tmplt_priv);
+}
+
+/* No hardware: nothing to offload */
+static void fl_tmplt_reoffload(struct tcf_chain *chain, bool add,
+			       flow_setup_cb_t *cb, void *cb_priv)
+{
+}
+
+static int fl_tmplt_dump(struct sk_buff *skb, struct net *net,
+			 void *tmplt_priv)
+{
+	struct fl_tmplt *tmplt = tmplt_priv;
+	struct nlattr *nest;
+
+	nest = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (fl_dump_key(skb, net, &tmplt->key, &tmplt->mask)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return skb->len;
+}
+
 static struct tcf_proto_ops cls_fl_ops __read_mostly = {
 	.kind		= "flower",
 	.classify	= fl_classify,
@@ -2328,6 +2555,10 @@ static struct tcf_proto_ops cls_fl_ops __read_mostly = {
 	.dump		= fl_dump,
 	.terse_dump	= fl_terse_dump,
 	.bind_class	= fl_bind_class,
+	.tmplt_create	= fl_tmplt_create,
+	.tmplt_destroy	= fl_tmplt_destroy,
+	.tmplt_reoffload = fl_tmplt_reoffload,
+	.tmplt_dump	= fl_tmplt_dump,
 	.owner		= THIS_MODULE,
 };
 
@@ -2344,6 +2575,6 @@ static void __exit cls_fl_exit(void)
 module_init(cls_fl_init);
 module_exit(cls_fl_exit);
 
-MODULE_DESCRIPTION("Flower classifier: one mask per instance, rhashtable lookup");
+MODULE_DESCRIPTION("Flower classifier: masked-key hash lookups, one dissection per instance");
 MODULE_VERSION("seed-6.1");
 MODULE_LICENSE("GPL");
