@@ -39,11 +39,20 @@ JOBS           ?= $(shell nproc)
 #   netsniff-ng (mausezahn) jq ncat                 the tree's forwarding
 #                                                   selftests (make selftests)
 #   git patch xz-utils build-essential              series, extraction
+#   make gcc binutils rsync                         what kbuild runs (rsync:
+#                                                   headers_install, walk32)
+#   python3-minimal                                 /usr/bin/python3
+#   openvswitch-common                              ovs-ofctl, ovs-appctl,
+#                                                   ovsdb-* (ovs/ovs.mk)
+# The *.mk files add their own.  Every program the makefiles and scripts
+# run must come from a package here or from one every Debian system has
+# (Priority required/important): tdc/tests/test_deps.py checks that.
 DEB_PACKAGES   := linux-source-6.1 qemu-system-x86 busybox-static \
                   python3-pyroute2 python3-scapy iproute2 bc bison flex \
                   libelf-dev libssl-dev cpio kmod \
                   build-essential xz-utils patch git \
-                  netsniff-ng jq ncat
+                  make gcc binutils rsync python3-minimal \
+                  openvswitch-common netsniff-ng jq ncat
 
 PRISTINE       := $(BUILD)/src/pristine
 OURS           := $(BUILD)/src/ours

@@ -19,6 +19,13 @@ Two passes (difftest/difftest.mk):
      every divergence with its class and the reproducers as tdc cases,
      write --doc, exit 1 if anything is unexplained.  Last line:
      "N passed, N failed" (N = compared verdicts / unexplained ones).
+The report also fails (its last line "0 passed, N failed", N counting
+each reason below and the unexplained divergences) when the run proves
+nothing (run_problems): both result files come from one module (the same
+srcversion of cls_flower, which runner.py records, or the same guest
+variant; results without a srcversion are refused too), either kernel
+accepted no filter, or fewer than --min-verdicts (default 1) verdicts
+were compared.
 """
 import argparse
 import hashlib
@@ -143,6 +150,32 @@ def class_title(c):
     if c in OURS_BUGS:
         return '(a) ' + OURS_BUGS[c][0]
     return 'UNEXPLAINED'
+
+
+def run_problems(ours, stock, compared, min_verdicts):
+    """Why a comparison of these two result files proves nothing, as lines
+    (none: it counts)."""
+    problems = []
+    ids = [doc.get('srcversion') for doc in (ours, stock)]
+    if not all(ids):
+        problems.append('no cls_flower srcversion in the %s results: cannot '
+                        'tell the modules apart' % ' and '.join(
+                            v for v, i in zip(('ours', 'stock'), ids)
+                            if not i))
+    elif ids[0] == ids[1]:
+        problems.append('ours and stock results come from the same module '
+                        '(cls_flower srcversion %s)' % ids[0])
+    if ours.get('variant') == stock.get('variant') and \
+            ours.get('variant') not in (None, '?'):
+        problems.append('ours and stock results come from the same guest '
+                        'variant (%s)' % ours['variant'])
+    for v, doc in (('ours', ours), ('stock', stock)):
+        if not any(not f['err'] for b in doc['batches'] for f in b['filters']):
+            problems.append('%s accepted no filter' % v)
+    if compared < min_verdicts:
+        problems.append('%d verdicts compared, fewer than the %d asked '
+                        '(--min-verdicts)' % (compared, min_verdicts))
+    return problems
 
 
 def analyse(cases, ours, stock):
@@ -411,6 +444,9 @@ def main():
     ap.add_argument('--doc')
     ap.add_argument('--wall', type=int)
     ap.add_argument('--final', action='store_true')
+    ap.add_argument('--min-verdicts', type=int, default=1, metavar='N',
+                    help='fail unless at least N verdicts were compared '
+                    '(default 1)')
     a = ap.parse_args()
     cases, ours, stock = load(a.cases), load(a.ours), load(a.stock)
     compared, divs = analyse(cases, ours, stock)
@@ -485,9 +521,17 @@ def main():
                                   1000 * doc['seconds'] / max(1, nv[v])))
     print('difftest: divergences by class: ' + (', '.join(
         '%s %d' % (class_title(c), n) for c, n in sorted(by_class.items())) or 'none'))
-    if a.doc:
+    problems = run_problems(ours, stock, compared, a.min_verdicts)
+    if a.doc and not problems:
         write_doc(a.doc, cases, ours, stock, compared, nv, divs, by_class,
                   lines, shrunk, tdc, a.wall)
+    for line in problems:
+        print('difftest: FAIL: ' + line)
+    if problems:
+        if a.doc:
+            print('difftest: %s not written' % a.doc)
+        print('0 passed, %d failed' % (unexplained + len(problems)))
+        return 1
     print('%d passed, %d failed' % (compared - unexplained, unexplained))
     return 1 if unexplained else 0
 

@@ -20,6 +20,9 @@ DT_BATCHES     ?= 3
 DT_FILTERS     ?= 150
 DT_K           ?= 4
 DT_SMOKE_FILTERS ?= 60
+# the report fails with fewer verdicts compared (compare.py --min-verdicts)
+DT_MIN_VERDICTS ?= 1
+DT_SMOKE_MIN_VERDICTS ?= 10000
 DT_OUT         := $(BUILD)/guest-out/difftest
 DT_DOC         := $(REPO)/docs/difftest.md
 DT_RUNNER      := $(REPO)/difftest/runner.py
@@ -102,6 +105,7 @@ difftest-run:
 	$(PYTHON) -m difftest.compare --cases $(DT_OUT)/$(DT_NAME).json \
 		--ours $(DT_OUT)/$(DT_NAME)-ours.json --stock $(DT_OUT)/$(DT_NAME)-stock.json \
 		$$shrink --tdc-out $(DT_OUT)/$(DT_NAME)-tdc.json \
+		--min-verdicts $(DT_MIN_VERDICTS) \
 		--wall $$(( $$(date +%s) - start )) $(DT_DOCARG) --final
 
 difftest:
@@ -115,4 +119,5 @@ difftest-smoke:
 	@$(MAKE) --no-print-directory guest
 	@$(MAKE) --no-print-directory stock-ext
 	@$(MAKE) --no-print-directory difftest-run DT_NAME=smoke$(DT_SEED) \
-		DT_BATCHES=1 DT_FILTERS=$(DT_SMOKE_FILTERS) DT_DOCARG=
+		DT_BATCHES=1 DT_FILTERS=$(DT_SMOKE_FILTERS) DT_DOCARG= \
+		DT_MIN_VERDICTS=$(DT_SMOKE_MIN_VERDICTS)

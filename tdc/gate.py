@@ -11,7 +11,9 @@ name, a command and the parser of its summary (tdc_stage() for tdc.py).
 
 A stage whose output has no summary counts as 1 failed, and so does one
 that exits non-zero although its summary shows no failure (it crashed
-after the summary, or guest/run saw a kernel splat).
+after the summary, or guest/run saw a kernel splat), and one whose summary
+counts nothing at all ("0 passed, 0 failed", unittest's "Ran 0 tests"):
+a stage that ran nothing passed nothing.
 
 A skip is a pass of nothing: the total line counts every skipped test or
 case as failed ("N passed, N failed"; the line before it says how many
@@ -173,6 +175,9 @@ def run_stage(stage):
     counts = stage.parse(''.join(lines))
     if counts is None:
         return Counts(0, 1, 0), 'no summary line (exit {})'.format(code)
+    if counts == Counts(0, 0, 0):
+        return Counts(0, 1, 0), 'ran nothing: 0 passed, 0 failed ' \
+            '(exit {})'.format(code)
     if code != 0 and counts.failed == 0:
         return counts._replace(failed=1), 'exit {} with no failure ' \
             'counted'.format(code)

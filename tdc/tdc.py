@@ -29,7 +29,10 @@ then a last line "N passed, N failed, N skipped".  -o FILE writes the
 results once more in --format tap (default) or xunit (JUnit XML, for CI).
 A case that skips for a reason it does not declare (declared: "skip":
 "yes", or its dependsOn probe failing), e.g. a plugin that does not
-load, fails: a run that ran nothing must not look green.  --lenient
+load, fails: a run that ran nothing must not look green.  So does a
+verify command that exits non-zero (upstream ignores its exit code),
+unless the case expects its cmdUnderTest to fail and matches the error
+with matchPattern at least once (failing_verify_allowed).  --lenient
 counts such skips as skips, as upstream does (--strict, the default, is
 kept for the gate's command line).  Exit status 1 if a case failed, 4 if
 no case was selected, else 0.
@@ -286,6 +289,32 @@ def json_difference(output, expected, path='$'):
         return '{}: expected {}, got {}'.format(path, json.dumps(expected),
                                                 json.dumps(output))
     return None
+
+
+def failing_verify_allowed(case):
+    """Whether the case's verify command may exit non-zero: its cmdUnderTest
+    is expected to fail (expExitCode not 0) and the verify looks for that
+    error (matchPattern, at least one match), as a verify that re-runs the
+    failing command (`$TC -force -b $BATCH_FILE 2>&1`, `$FLNL add ...`)
+    does; the error text must then be in its output."""
+    return int(case.get('expExitCode', 0)) != 0 and \
+        'matchJSON' not in case and 'matchPattern' in case and \
+        int(case.get('matchCount', 1)) >= 1
+
+
+def verify_exit(case, outcome):
+    """Raise CaseFailed if the verify command exited non-zero where the case
+    does not allow it (failing_verify_allowed): the output of a command
+    that failed proves nothing, least of all that something is absent
+    (matchCount 0) or what JSON it printed."""
+    if outcome.code != 0 and not failing_verify_allowed(case):
+        raise CaseFailed('verify', 'verify command {!r} failed: exit code {}, '
+                         'expected 0{}'.format(
+                             outcome.command, outcome.code,
+                             ' (matchCount 0 must not match an error)'
+                             if 'matchJSON' not in case and
+                             int(case.get('matchCount', 1)) == 0 else ''),
+                         outcome=outcome)
 
 
 def verify(case, outcome):
@@ -616,6 +645,7 @@ class Runner:
                 outcome = run('verify', case['verifyCmd'])
                 if outcome.code is None:     # partial output proves nothing
                     raise CaseFailed('verify', 'timed out', outcome=outcome)
+                verify_exit(case, outcome)
                 verify(case, outcome)
         except (CaseFailed, SkipCase) as exc:
             failure = exc
