@@ -2362,6 +2362,54 @@ static int fl_dump_key_enc_opts(struct sk_buff *skb,
 				   &mask->enc_opts, &key->enc_opts);
 }
 
+/*
+ * An address key whose mask is all zero still asks for an address of its
+ * family (fl_set_key_addr_type(), fl_set_key_enc_control()), but the rows
+ * dump no zero mask: dump it as dst 0/0, which gives the filter back.
+ */
+static int fl_dump_zero_addr(struct sk_buff *skb, bool v4, const void *mask,
+			     int v4_dst, int v4_dst_mask, int v6_dst,
+			     int v6_dst_mask)
+{
+	static const u8 zero[sizeof(struct in6_addr)];
+	size_t len = v4 ? sizeof(struct flow_dissector_key_ipv4_addrs) :
+			  sizeof(struct flow_dissector_key_ipv6_addrs);
+
+	if (memchr_inv(mask, 0, len))
+		return 0;	/* a row dumps the address */
+	len /= 2;		/* one of src and dst */
+	return nla_put(skb, v4 ? v4_dst : v6_dst, len, zero) ?:
+	       nla_put(skb, v4 ? v4_dst_mask : v6_dst_mask, len, zero);
+}
+
+static int fl_dump_key_zero_addrs(struct sk_buff *skb,
+				  const struct fl_flow_key *key,
+				  const struct fl_flow_key *mask)
+{
+	const u16 v4 = FLOW_DISSECTOR_KEY_IPV4_ADDRS;
+
+	if (mask->control.addr_type &&
+	    fl_dump_zero_addr(skb, key->control.addr_type == v4,
+			      key->control.addr_type == v4 ?
+			      (const void *)&mask->ipv4 : &mask->ipv6,
+			      TCA_FLOWER_KEY_IPV4_DST,
+			      TCA_FLOWER_KEY_IPV4_DST_MASK,
+			      TCA_FLOWER_KEY_IPV6_DST,
+			      TCA_FLOWER_KEY_IPV6_DST_MASK))
+		return -EMSGSIZE;
+	/* (a family: FL_TUNNEL_ANY is not one) */
+	if (mask->enc_control.addr_type == (u16)~0 &&
+	    fl_dump_zero_addr(skb, key->enc_control.addr_type == v4,
+			      key->enc_control.addr_type == v4 ?
+			      (const void *)&mask->enc_ipv4 : &mask->enc_ipv6,
+			      TCA_FLOWER_KEY_ENC_IPV4_DST,
+			      TCA_FLOWER_KEY_ENC_IPV4_DST_MASK,
+			      TCA_FLOWER_KEY_ENC_IPV6_DST,
+			      TCA_FLOWER_KEY_ENC_IPV6_DST_MASK))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int fl_dump_key(struct sk_buff *skb, struct net *net,
 		       const struct fl_flow_key *key,
 		       const struct fl_flow_key *mask)
@@ -2385,7 +2433,7 @@ static int fl_dump_key(struct sk_buff *skb, struct net *net,
 	for (i = 0; i < ARRAY_SIZE(fl_keys); i++)
 		if (fl_dump_key_val(skb, &fl_keys[i], key, mask))
 			return -EMSGSIZE;
-	return 0;
+	return fl_dump_key_zero_addrs(skb, key, mask);
 }
 
 /* No hardware offload: every filter runs in software only, on no device
