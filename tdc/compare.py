@@ -145,12 +145,6 @@ def _classification(case, ours, stock):
         stock.stage() == 'verify'
 
 
-def _is_mask_case(case, ours, stock):
-    text = case_text(case)
-    return 'Mask differs' in text or 'mask-mismatch' in \
-        case.get('category', [])
-
-
 def _stock_failed_on(case, stock, messages):
     """stock failed a case that names one of ours' extack `messages`."""
     text = case_text(case)
@@ -177,6 +171,11 @@ def _unknown_or_length(case, ours, stock):
         'ct_state +inv goes'))
 
 
+def _replace_mask(case, ours, stock):
+    return stock.status == 'fail' and \
+        'replace-mask' in case.get('category', ())
+
+
 def _version(case, ours, stock):
     return 'seed-6' in case_text(case)
 
@@ -198,9 +197,9 @@ CAUSES = [
      'EEXIST and "A filter with the same key exists in this flower '
      'instance"; stock words it otherwise or (replace) accepts it',
      _duplicate_key),
-    ('mask', 'One mask per instance: ours refuses a second mask on a prio '
-     '(EINVAL, "one mask per prio"); stock flower keeps several masks per '
-     'prio and accepts it', _is_mask_case),
+    ('replace-mask', 'A replace that changes the filter\'s mask: ours '
+     'swaps the filter in place; stock refuses it with EINVAL and keeps the '
+     'old filter', _replace_mask),
     ('unsupported', 'Keys ours refuses (EOPNOTSUPP, "Unsupported flower '
      'attribute ...") that stock flower implements', _unsupported_key),
     ('extack', 'Validation and extack wording: ours checks attribute types, '

@@ -7,7 +7,7 @@ import unittest
 
 from tdc import compare
 
-OURS = """ok 1 - aaa1 mask mismatch refused
+OURS = """ok 1 - aaa1 same key twice refused
 ok 2 - aaa2 dst_ip /0 matches all
 ok 3 - aaa3 plain add
 not ok 4 - aaa4 a case ours fails
@@ -16,9 +16,9 @@ not ok 4 - aaa4 a case ours fails
 ok 5 - aaa5 skipped on both # skip no scapy
 """
 
-STOCK = """not ok 1 - aaa1 mask mismatch refused
-# stage: cmdUnderTest
-# exit code 0, expected 2
+STOCK = """not ok 1 - aaa1 same key twice refused
+# stage: verify
+# pattern not found; printed: RTNETLINK answers: File exists
 not ok 2 - aaa2 dst_ip /0 matches all
 # stage: verify
 # matchJSON: $[1].options.actions[0].stats.packets: expected 1, got 0
@@ -28,8 +28,10 @@ ok 5 - aaa5 skipped on both # skip no scapy
 """
 
 CORPUS = {
-    'aaa1': {'id': 'aaa1', 'category': ['flower', 'mask-mismatch'],
-             'cmdUnderTest': 'tc filter add ... dst_ip 10.0.0.0/16'},
+    'aaa1': {'id': 'aaa1', 'category': ['flower', 'masks'],
+             'cmdUnderTest': 'tc filter add ... dst_ip 10.1.0.2/24',
+             'matchPattern': '^Error: A filter with the same key exists '
+                             'in this flower instance\\.$'},
     'aaa2': {'id': 'aaa2', 'category': ['flower'],
              'cmdUnderTest': 'tc filter add ... dst_ip 0.0.0.0/0',
              'scapy': {'iface': 'x', 'count': 1, 'packet': 'Ether()'}},
@@ -58,11 +60,36 @@ class TestCompare(unittest.TestCase):
     def test_causes(self):
         ours, stock = self.tap('o', OURS), self.tap('s', STOCK)
         self.assertEqual(compare.classify(CORPUS['aaa1'], ours['aaa1'],
-                                          stock['aaa1']), 'mask')
+                                          stock['aaa1']), 'duplicate')
         self.assertEqual(compare.classify(CORPUS['aaa2'], ours['aaa2'],
                                           stock['aaa2']), 'zero-mask')
         self.assertEqual(compare.classify(CORPUS['aaa4'], ours['aaa4'],
                                           stock['aaa4']), 'ours')
+
+    def test_no_one_mask_cause(self):
+        # several masks per prio, as stock: a second mask on a prio is no
+        # cause of difference any more; such a case is "other"
+        self.assertNotIn('mask', [key for key, _, _ in compare.CAUSES])
+        case = {'id': 'aaa6', 'category': ['flower', 'masks'],
+                'cmdUnderTest': 'tc filter add ... dst_ip 10.0.0.0/16',
+                'matchPattern': "Mask differs from this prio's mask"}
+        ours, stock = self.tap('o', OURS), self.tap('s', STOCK)
+        self.assertEqual(compare.classify(case, ours['aaa2'],
+                                          stock['aaa1']), 'other')
+
+    def test_replace_mask_cause(self):
+        # stock refuses a replace across masks: by design, by category only
+        case = {'id': 'aaa7', 'category': ['flower', 'replace-mask'],
+                'cmdUnderTest': 'tc filter replace ... dst_ip 10.0.0.0/16'}
+        ours, stock = self.tap('o', OURS), self.tap('s', STOCK)
+        self.assertEqual(compare.classify(case, ours['aaa3'], stock['aaa1']),
+                         'replace-mask')
+        other = dict(case, category=['flower', 'masks'])
+        self.assertNotEqual(compare.classify(other, ours['aaa3'],
+                                             stock['aaa1']), 'replace-mask')
+        # stock passing is no difference to explain
+        self.assertNotEqual(compare.classify(case, ours['aaa3'],
+                                             stock['aaa3']), 'replace-mask')
 
     def test_report_counts_and_lists_only_differences(self):
         text = compare.report(self.tap('o', OURS), self.tap('s', STOCK),
