@@ -9,12 +9,21 @@ differ in one key bit or in the protocol, and adversarial mutations of the
 matching frame (truncated at a layer, fragments, IPv4 options, IPv6
 extension headers, VLAN stacks, PPPoE, MPLS, GRE/IPIP/VXLAN, ICMP errors,
 padding, zero/broadcast addresses); plus standalone adversarial frames.
-Every filter of a batch sees every frame of the batch (one prio per
-filter, action continue), so a batch yields filters x frames verdicts.
+Every prio of a batch sees every frame of the batch (action continue), so
+a batch yields filters x frames verdicts.  Most filters have a prio of
+their own; about half of them sit in groups of 2-6 filters in one prio,
+each with its own mask (one protocol shape, key values from one pool,
+the members' masks subsets of the pool's: a frame built for one member
+often matches an older one too, so the order of the masks shows in which
+member counts it).  num_of_vlans also comes first, as the form stock reads
+("protocol all num_of_vlans 1 vlan_ethtype ip src_ip ...").
 
-Output (JSON): {"seed", "batches": [{"filters": [...], "packets": [...]}]}
+Output (JSON): {"seed", "batches": [{"filters": [...], "packets": [...],
+"prio": [...], "handle": [...], "groups": [[filter index, ...], ...]}]}
 where a filter carries its tc-like description and its pre-encoded
-TCA_OPTIONS attributes, and a packet its spec and frame bytes (hex).
+TCA_OPTIONS attributes, and a packet its spec and frame bytes (hex);
+prio[i] and handle[i] are filter i's (installed in list order, so a
+group's masks are added in its list order, oldest first).
 """
 import argparse
 import json
@@ -39,6 +48,18 @@ VLAN_INNER = [(None, 3), ('ip', 5), ('ipv6', 3), ('arp', 2),
 CVLAN_INNER = [(None, 2), ('ip', 3), ('ipv6', 2), ('arp', 1)]
 IP_PROTOS = [(None, 4), (6, 5), (17, 5), (132, 2), ('icmp', 3),
              (115, 1), (47, 1), (4, 1), (41, 1), (2, 1)]
+VLANS = ('802.1q', '802.1ad')
+# num_of_vlans first: (n, weight); the filter's protocol; after one tag
+# the innermost protocol, after two the inner TPID (or none) and cvlan's
+NVLANS_SHARE = 0.08
+NVLANS_N = [(1, 5), (2, 3), (3, 1)]
+NVLANS_PROTO = [('all', 6), ('802.1q', 2), ('802.1ad', 1), ('ip', 1)]
+NVLANS_INNER1 = [(None, 2), ('ip', 4), ('ipv6', 2), ('arp', 1),
+                 ('mpls_uc', 1), ('ppp_ses', 1)]
+NVLANS_TPID2 = [(None, 2), ('802.1q', 2), ('802.1ad', 1)]
+# groups: the chance that the next filter starts one, and its size
+GROUP_START = 0.25
+GROUP_SIZES = [(2, 4), (3, 3), (4, 2), (5, 1), (6, 1)]
 
 
 def wchoice(rng, items):
@@ -150,12 +171,33 @@ def rand_mask(rng, key):
     return rng.getrandbits(w)
 
 
-def gen_filter(rng):
+def nvlans_form(rng, f):
+    """num_of_vlans first, the way stock reads it (is_vlan_key()): n > 0
+    makes the protocol a tag (under protocol all one with no TPID to
+    match), n > 1 vlan_ethtype the inner tag's TPID (or no vlan_ethtype
+    at all) and cvlan_ethtype the innermost protocol."""
+    n = wchoice(rng, NVLANS_N)
+    f['proto'] = wchoice(rng, NVLANS_PROTO)
+    if n == 1:
+        f['vlan_eth'] = wchoice(rng, NVLANS_INNER1)
+    else:
+        f['vlan_eth'] = wchoice(rng, NVLANS_TPID2)
+        f['cvlan_eth'] = wchoice(rng, CVLAN_INNER)
+    f['keys'].append(['num_of_vlans', n, None])
+    f['nvlans_form'] = True
+
+
+def gen_filter(rng, clean=False, nkeys=None):
+    """A random filter.  clean: one both kernels take as it is (every key
+    with its prerequisite, values and masks in range, no all-zero address
+    mask, no indev), for a group; nkeys: how many keys, else random."""
     f = dict(proto=wchoice(rng, PROTO_WEIGHTS), vlan_eth=None,
              cvlan_eth=None, ip_proto=None, keys=[], indev=None)
-    if f['proto'] in ('802.1q', '802.1ad'):
+    if rng.random() < NVLANS_SHARE:
+        nvlans_form(rng, f)
+    elif f['proto'] in VLANS:
         f['vlan_eth'] = wchoice(rng, VLAN_INNER)
-        if f['vlan_eth'] in ('802.1q', '802.1ad'):
+        if f['vlan_eth'] in VLANS:
             f['cvlan_eth'] = wchoice(rng, CVLAN_INNER)
     eff = eff_proto(f)
     if eff in ('ip', 'ipv6'):
@@ -163,24 +205,112 @@ def gen_filter(rng):
         if ipp == 'icmp':
             ipp = 1 if eff == 'ip' else 58
         f['ip_proto'] = ipp
-    ok = [k for k in K.KEYS if need_met(f, k['need'])]
-    n = min(len(ok), wchoice(rng, [(0, 1), (1, 4), (2, 4), (3, 3), (4, 2)]))
+    have = {k[0] for k in f['keys']}
+    if clean:
+        # num_of_vlans picked after the protocol's keys may turn the
+        # protocol into a tag's TPID and take their prerequisite away
+        have.add('num_of_vlans')
+    ok = [k for k in K.KEYS if need_met(f, k['need']) and
+          k['name'] not in have]
+    n = nkeys if nkeys is not None else \
+        wchoice(rng, [(0, 1), (1, 4), (2, 4), (3, 3), (4, 2)])
+    n = min(len(ok), n)
     chosen = []
     pool = list(ok)
     for _ in range(n):            # weighted, without replacement
         k = wchoice(rng, [(k, 0.25 if k['guarded'] else 1.0) for k in pool])
         chosen.append(k)
         pool.remove(k)
-    if rng.random() < 0.06:                   # a key without its prerequisite
-        bad = [k for k in K.KEYS if k not in ok]
+    if rng.random() < 0.06 and not clean:     # a key without its prerequisite
+        bad = [k for k in K.KEYS if k not in ok and k['name'] not in have]
         if bad:
             chosen.append(rng.choice(bad))
     for k in chosen:
         m = rand_mask(rng, k) if k['mask'] else None
-        f['keys'].append([k['name'], rand_value(rng, k), m])
-    if rng.random() < 0.05:
+        v = rand_value(rng, k)
+        if clean:
+            v &= k['bits']
+            if m is not None:
+                m &= k['bits']
+                if m == 0 and k['name'] in K.ZERO_MASK_ADDR_KEYS:
+                    m = None
+        f['keys'].append([k['name'], v, m])
+    if rng.random() < 0.05 and not clean:
         f['indev'] = RX_DEV if rng.random() < 0.7 else 'lo'
     return f
+
+
+def full_mask(k, m):
+    """The mask a key gives the kernel: its mask attribute, all ones
+    without one (an exact key: its valid bits)."""
+    if not k['mask']:
+        return k['bits']
+    return (1 << 8 * k['width']) - 1 if m is None else m
+
+
+def mask_sig(f):
+    """What makes a filter's mask in its prio (the shape is the group's):
+    its keys under non-zero masks (a zero mask is no key)."""
+    return tuple(sorted((name, full_mask(K.KEY[name], m))
+                        for name, _v, m in f['keys']
+                        if full_mask(K.KEY[name], m)))
+
+
+def mask_bits(f):
+    return sum(bin(full_mask(K.KEY[name], m)).count('1')
+               for name, _v, m in f['keys'])
+
+
+def sub_mask(rng, k, m):
+    """A mask with some of the bits of m (None: all), never none: its
+    leading bits (a shorter prefix) or a random subset."""
+    base = full_mask(k, m)
+    bits = [i for i in range(8 * k['width']) if base >> i & 1]
+    if len(bits) < 2:
+        return m
+    if rng.random() < 0.5:
+        keep = bits[-rng.randint(1, len(bits) - 1):]
+    else:
+        keep = [b for b in bits if rng.random() < 0.5] or [bits[-1]]
+    return sum(1 << b for b in keep)
+
+
+def gen_group(rng, size):
+    """size filters for one prio, each with its own mask: one protocol
+    shape and one pool of keys with one value each (a clean filter); a
+    member takes some of the pool's keys, some under a mask with fewer
+    bits.  Ordered coarse first (a frame built for a finer member is
+    counted by an older, coarser one), fine first, or shuffled."""
+    members = []
+    for _ in range(30):
+        base = gen_filter(rng, clean=True, nkeys=rng.randint(2, 4))
+        members, sigs = [], set()
+        for _ in range(8 * size):
+            if len(members) == size:
+                break
+            keys = []
+            for name, v, m in base['keys']:
+                k = K.KEY[name]
+                if name == 'num_of_vlans':      # the shape: every member
+                    keys.append([name, v, m])
+                elif rng.random() < 0.65:
+                    if k['mask'] and rng.random() < 0.5:
+                        m = sub_mask(rng, k, m)
+                    keys.append([name, v, m])
+            g = dict(base, keys=keys)
+            if mask_sig(g) not in sigs:
+                sigs.add(mask_sig(g))
+                members.append(g)
+        if len(members) >= 2:
+            break
+    x = rng.random()
+    if x < 0.45:
+        members.sort(key=mask_bits)
+    elif x < 0.7:
+        members.sort(key=mask_bits, reverse=True)
+    else:
+        rng.shuffle(members)
+    return members
 
 
 def encode_filter(f):
@@ -332,9 +462,34 @@ def set_l3(rng, s, name):
         s['etype'] = K.PROTOS.get(name, 0x9000)
 
 
+def nvlans_chain(rng, f, n):
+    """The ethertypes of a frame for a num_of_vlans form: n tags (the
+    filter's TPIDs where it has them), then the innermost protocol."""
+    tpids = [rng.choice(VLANS) for _ in range(n)]
+    if f['proto'] in VLANS:
+        tpids[0] = f['proto']
+    if n > 1 and f['vlan_eth'] in VLANS:
+        tpids[1] = f['vlan_eth']
+    inner = f['vlan_eth'] if n == 1 else f['cvlan_eth']
+    if inner is None or inner in VLANS:
+        inner = wchoice(rng, [(p, w) for p, w in VLAN_INNER
+                              if p and p not in VLANS])
+    return tpids + [inner]
+
+
 def base_spec(rng, f):
     s = dict(dst=rmac(rng), src=rmac(rng), tags=[], pad=0, trunc=None)
     proto = f['proto']
+    n = num_of_vlans(f)
+    if n and (proto == 'all' or proto in VLANS):
+        chain = nvlans_chain(rng, f, n)
+        for p in chain[:-1]:
+            s['tags'].append([K.PROTOS[p], rng.getrandbits(3), 0,
+                              rng.getrandbits(12)])
+        set_l3(rng, s, chain[-1])
+        if f['ip_proto'] is not None and s.get('ip'):
+            set_ip_l3(rng, s, s['ip']['v'], f['ip_proto'])
+        return s
     if proto == 'all':
         proto = wchoice(rng, [(p, w) for p, w in PROTO_WEIGHTS if p != 'all'])
         if proto in ('802.1q', '802.1ad') and not f['vlan_eth']:
@@ -530,10 +685,30 @@ def random_spec(rng):
 
 
 def gen_batch(rng, nfilters, index0=0):
-    filters, packets = [], []
-    for _ in range(nfilters):
+    """nfilters filters (twins not counted): solo ones in a prio each,
+    and groups in one prio each (GROUP_START, GROUP_SIZES)."""
+    filters, packets, prios, handles, groups = [], [], [], [], []
+    made = 0
+    while made < nfilters:
+        size = wchoice(rng, GROUP_SIZES)
+        members = gen_group(rng, min(size, nfilters - made)) \
+            if rng.random() < GROUP_START and nfilters - made >= 2 else []
+        if len(members) >= 2:
+            prio = (prios[-1] if prios else 0) + 1
+            groups.append(list(range(len(filters),
+                                     len(filters) + len(members))))
+            for h, g in enumerate(members, start=1):
+                g['group'] = len(groups) - 1
+                filters.append(g)
+                prios.append(prio)
+                handles.append(h)
+            made += len(members)
+            continue
         f = gen_filter(rng)
         filters.append(f)
+        prios.append((prios[-1] if prios else 0) + 1)
+        handles.append(1)
+        made += 1
         # twin: the same filter without its zero-mask address keys (the
         # known stock bug is recognised by comparing with it)
         zk = [kk for kk in f['keys'] if kk[0] in K.ZERO_MASK_ADDR_KEYS and kk[2] == 0]
@@ -541,6 +716,8 @@ def gen_batch(rng, nfilters, index0=0):
             tw = dict(f, keys=[kk for kk in f['keys'] if kk not in zk],
                       twin_of=len(filters) - 1)
             filters.append(tw)
+            prios.append(prios[-1] + 1)
+            handles.append(1)
     for fi, f in enumerate(filters):
         if 'twin_of' in f:
             continue
@@ -549,21 +726,35 @@ def gen_batch(rng, nfilters, index0=0):
         packets.append(dict(owner=fi, kind='match', spec=s))
         for kind, t in near_misses(rng, s, f):
             packets.append(dict(owner=fi, kind=kind, spec=t))
-        for _ in range(2):
+        older = [gi for gi in groups[f['group']] if gi < fi] \
+            if 'group' in f else []
+        if older:
+            # a frame for this member and an older one of its prio: the
+            # older mask is tried first, its filter counts it
+            t = P.clone(s)
+            apply_keys(rng, t, filters[rng.choice(older)])
+            apply_keys(rng, t, f)
+            packets.append(dict(owner=fi, kind='group:older', spec=t))
+        for _ in range(1 if older else 2):
             kind, t = mutate(rng, s)
             packets.append(dict(owner=fi, kind=kind, spec=t))
     for _ in range(max(2, nfilters // 4)):
         kind, t = mutate(rng, random_spec(rng))
         packets.append(dict(owner=None, kind='adv:' + kind[4:], spec=t))
-    for f in filters:
+    for fi, f in enumerate(filters):
         f['attrs'] = encode_filter(f)
         f['desc'] = describe(f)
+        if 'group' in f:
+            g = groups[f['group']]
+            f['desc'] += ' [prio %d: mask %d of %d]' % (
+                prios[fi], g.index(fi) + 1, len(g))
     for p in packets:
         b = P.build(p['spec'])
         if len(b) < 14:
             b = b + bytes(14 - len(b))
         p['hex'] = b[:1514].hex()
-    return dict(filters=filters, packets=packets)
+    return dict(filters=filters, packets=packets, prio=prios,
+                handle=handles, groups=groups)
 
 
 def main():
@@ -585,8 +776,11 @@ def main():
     with open(a.out, 'w') as fp:
         json.dump(doc, fp)
     nv = sum(len(b['filters']) * len(b['packets']) for b in batches)
-    print('difftest: seed %d: %d batches, %d filters, %d frames, %d pairs'
+    print('difftest: seed %d: %d batches, %d filters (%d in %d groups), '
+          '%d frames, %d pairs'
           % (a.seed, len(batches), sum(len(b['filters']) for b in batches),
+             sum(len(g) for b in batches for g in b['groups']),
+             sum(len(b['groups']) for b in batches),
              sum(len(b['packets']) for b in batches), nv))
 
 

@@ -9,10 +9,14 @@ filters as pre-encoded TCA_OPTIONS attributes; netlink is spoken here
 with struct, because under TCG every Python-level decode costs.
 
 Setup: veth dtx <-> dtr, IPv6 off (no RS/MLD/DAD chatter), clsact on dtr.
-Filter i of a batch goes to ingress prio i+1, handle 1, with one gact
-action "continue" (TC_ACT_UNSPEC) of index base+i: classification goes
-on to the next prio, so every filter sees every frame.  A matchall guard
-at the last prio counts every frame that went through the chain.
+Filter i of a batch goes to the batch's prio[i] with handle[i] (without
+those lists: prio i+1, handle 1), in list order, with one gact action
+"continue" (TC_ACT_UNSPEC) of index base+i: classification goes on to the
+next prio, so every prio sees every frame.  In a prio that holds several
+filters (a group, each with its own mask) the first filter found counts
+the frame and the prio ends there: at most one filter of a prio counts a
+frame, and which one depends on the order of the masks.  A matchall
+guard after the last prio counts every frame that went through the chain.
 
 Verdicts: frames are sent in rounds of K; frame j of a round is sent 2^j
 times, then one RTM_GETACTION dump reads all counters; a filter's counter
@@ -175,9 +179,9 @@ class Rig:
         self.parent = TC_H_CLSACT_INGRESS if hook == 'ingress' else \
             TC_H_CLSACT_EGRESS
 
-    def add_filter(self, prio, proto, kind, opts):
+    def add_filter(self, prio, proto, kind, opts, handle=1):
         info = (prio << 16) | socket.htons(proto)
-        payload = tcmsg(self.hook_ifindex, 1, self.parent, info) + \
+        payload = tcmsg(self.hook_ifindex, handle, self.parent, info) + \
             nla(TCA_KIND, kind.encode() + b'\0') + nest(TCA_OPTIONS, opts)
         return self.nl.request(RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL,
                                payload)
@@ -207,6 +211,8 @@ class Rig:
 
 def run_batch(rig, batch, k, log):
     filters, packets = batch['filters'], batch['packets']
+    prios = batch.get('prio') or [i + 1 for i in range(len(filters))]
+    handles = batch.get('handle') or [1] * len(filters)
     rig.reset(batch.get('hook', 'ingress'))
     t0 = time.time()
     base = rig.next_index
@@ -218,11 +224,12 @@ def run_batch(rig, batch, k, log):
                  '802.1q': 0x8100, '802.1ad': 0x88a8, 'all': 3,
                  'ppp_ses': 0x8864, 'mpls_uc': 0x8847, 'mpls_mc': 0x8848,
                  'lldp': 0x88cc, '0x9000': 0x9000}[f['proto']]
-        err, msg = rig.add_filter(i + 1, proto, 'flower', opts)
+        err, msg = rig.add_filter(prios[i], proto, 'flower', opts,
+                                  handles[i])
         res.append(dict(err=err, msg=msg, bits=[]))
     guard = base + len(filters)
-    err, msg = rig.add_filter(len(filters) + 1, ETH_P_ALL, 'matchall',
-                              nest(TCA_MATCHALL_ACT, gact(guard)))
+    err, msg = rig.add_filter(max(prios, default=0) + 1, ETH_P_ALL,
+                              'matchall', nest(TCA_MATCHALL_ACT, gact(guard)))
     if err:
         raise RuntimeError('guard matchall: %s %s' % (err, msg))
     rig.next_index = guard + 1
@@ -313,8 +320,18 @@ def main():
             % (bi, b.get('hook', 'ingress'), len(b['filters']), acc, len(b['packets']), r['t_install'],
                r['t_send'], r['rounds'], r['retries']))
         results.append(r)
+    # which module answered (compare.py refuses one module twice)
+    module = {}
+    for name in ('srcversion', 'version'):
+        try:
+            with open('/sys/module/cls_flower/' + name) as fp:
+                module[name] = fp.read().strip()
+        except OSError:
+            module[name] = None
     doc_out = dict(seed=doc['seed'], kernel=kver,
                    variant=os.environ.get('TDC_VARIANT', '?'),
+                   srcversion=module['srcversion'],
+                   module_version=module['version'],
                    seconds=time.time() - t_start, k=k, batches=results)
     tmp = out + '.tmp'
     with open(tmp, 'w') as fp:
