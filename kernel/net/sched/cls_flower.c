@@ -2224,7 +2224,8 @@ static int fl_dump_key_eth_type(struct sk_buff *skb,
 				const struct fl_flow_key *key,
 				const struct fl_flow_key *mask)
 {
-	if (fl_tag_used(&mask->vlan))
+	/* num_of_vlans 2 cvlan_id 7 has no key of the outer tag */
+	if (fl_tag_used(&mask->vlan) || fl_tag_used(&mask->cvlan))
 		return fl_dump_key_vlans(skb, key, mask) ?:
 		       fl_dump_key_ppp(skb, key, mask);
 
