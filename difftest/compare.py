@@ -73,6 +73,15 @@ DESIGN = {
         'and firstfrag ("Unsupported flower key flags ..."); stock keeps '
         'the known bits and silently drops the others, so the filter '
         'matches more than written.'),
+    'first-fragment-l4': (
+        'first fragment (by design): ours reads its L4 header',
+        'Ours dissects a first fragment (IPv4 MF at offset 0, an IPv6 '
+        'fragment header at offset 0) down to its L4 header, so its ICMP '
+        'type and code, TCP flags and L2TPv3 session are keys, as Open '
+        'vSwitch\'s datapath reads them ("frag=first,icmp(type=8)" flows); '
+        'stock stops at the fragment and leaves them zero.  Ports stay '
+        'unread in any fragment on both.  A filter of the same prio can '
+        'differ with it: the first filter found wins.'),
     'refused-stacked-vlan': (
         'refused key (by design): stacked VLAN ethertype',
         'Ours (before cvlan support) refuses vlan_ethtype 802.1q/802.1ad '
@@ -99,6 +108,9 @@ UNIMPL_MSGS = ('Unsupported flower attribute',)
 RANGE_MSGS = ('VLAN id must be below', 'VLAN priority must be below',
               'TCP flags mask has bits above 0xfff')
 STACKED_MSGS = ('Stacked VLAN tags are not supported',)
+# keys read from a first fragment's L4 header by ours only
+FIRST_FRAG_KEYS = ('tcp_flags', 'icmpv4_type', 'icmpv4_code', 'icmpv6_type',
+                   'icmpv6_code', 'l2tpv3_sid')
 FLAGBITS_MSGS = ('Unsupported flower key flags',)
 
 
@@ -129,10 +141,35 @@ def refusal_class(f, o, s):
     return None
 
 
-def pair_class(bi, fi, pj, filters, ov, sv):
-    """Class of a (filter, frame) pair whose verdicts differ, or None."""
+def first_fragment(spec):
+    """The frame is an IP first fragment: IPv4 MF at offset 0, or an IPv6
+    fragment header at offset 0 (packets.py: frag 'first', or a 'frag'
+    extension header of a frame that is no fragment, an atomic one)."""
+    ip = (spec or {}).get('ip')
+    if not ip:
+        return False
+    frag = ip.get('frag', 'none')
+    if ip.get('v') == 6 and frag == 'none':
+        return 'frag' in ip.get('ext', ())
+    return frag == 'first'
+
+
+def reads_first_fragment(f):
+    return any(k[0] in FIRST_FRAG_KEYS for k in f['keys'])
+
+
+def pair_class(bi, fi, pj, filters, ov, sv, batch=None):
+    """Class of a (filter, frame) pair whose verdicts differ, or None.
+    batch (its packets and prios) places the frame and the filter's
+    prio."""
     f = filters[fi]
     o, s = ov[fi], sv[fi]
+    if batch is not None and first_fragment(batch['packets'][pj]['spec']):
+        prio = batch.get('prio')
+        same = [ti for ti in ov if ti in sv and ov[ti] != sv[ti] and
+                (ti == fi or (prio and prio[ti] == prio[fi]))]
+        if any(reads_first_fragment(filters[ti]) for ti in same):
+            return 'first-fragment-l4'
     zk = [k for k in f['keys'] if k[0] in K.ZERO_MASK_ADDR_KEYS and k[2] == 0]
     if zk and o == 1 and s == 0:
         twins = [ti for ti, t in enumerate(filters) if t.get('twin_of') == fi]
@@ -214,7 +251,7 @@ def analyse(cases, ours, stock):
                           for ti in range(len(filters)) if ob['filters'][ti]['bits']}
                     sv = {ti: int(sb['filters'][ti]['bits'][j])
                           for ti in range(len(filters)) if sb['filters'][ti]['bits']}
-                    c = pair_class(bi, fi, j, filters, ov, sv)
+                    c = pair_class(bi, fi, j, filters, ov, sv, b)
                     divs.append(dict(batch=bi, filter=fi, packet=j, cls=c,
                                      ours=ov[fi], stock=sv[fi],
                                      what='ours %s, stock %s' % (

@@ -91,6 +91,16 @@ class TestCompare(unittest.TestCase):
         self.assertNotEqual(compare.classify(case, ours['aaa3'],
                                              stock['aaa3']), 'replace-mask')
 
+    def test_first_fragment_cause(self):
+        case = {'id': 'aaa8', 'category': ['flower', 'first-fragment'],
+                'scapy': {'iface': 'x', 'count': 1, 'packet': 'Ether()'}}
+        ours, stock = self.tap('o', OURS), self.tap('s', STOCK)
+        self.assertEqual(compare.classify(case, ours['aaa3'], stock['aaa2']),
+                         'first-fragment')
+        self.assertEqual(compare.classify(dict(case, category=['flower']),
+                                          ours['aaa3'], stock['aaa2']),
+                         'classification')
+
     def test_report_counts_and_lists_only_differences(self):
         text = compare.report(self.tap('o', OURS), self.tap('s', STOCK),
                               CORPUS, 'o.tap', 's.tap', {'ours': 90})

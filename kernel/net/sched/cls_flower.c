@@ -629,9 +629,15 @@ static void fl_dissect(struct sk_buff *skb, struct fl_masks *masks,
 		skb_flow_dissect_tunnel_info(skb, &masks->dissector, key);
 	if (masks->ct)
 		fl_dissect_ct(skb, masks, key);
-	/* Keys are the outer headers': do not descend into a tunnel */
+	/* Keys are the outer headers': do not descend into a tunnel.  A
+	 * first fragment carries the L4 header, and its ICMP type and code,
+	 * TCP flags and L2TPv3 session are keys (Open vSwitch offloads
+	 * "frag=first,icmp(type=8)" flows); ports stay unread in any
+	 * fragment, as the dissector has it.
+	 */
 	skb_flow_dissect(skb, &masks->dissector, key,
-			 FLOW_DISSECTOR_F_STOP_BEFORE_ENCAP);
+			 FLOW_DISSECTOR_F_STOP_BEFORE_ENCAP |
+			 FLOW_DISSECTOR_F_PARSE_1ST_FRAG);
 }
 
 static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
