@@ -1,13 +1,15 @@
 # Classifier benchmark (bench/README.md); included from the top Makefile,
 # which defines REPO, BUILD, PYTHON, VARIANT.
 #
-#   make bench                 full run in one guest (~8-25 min under TCG),
+#   make bench                 full run in one guest (~10-30 min under TCG),
 #                              then bench/report.py: table.md + plot.png
 #   make bench VARIANT=stock   the same on the tree's own cls_flower
 #                              (make stock-ext: the stock module on ours'
 #                              kernel; results in build/guest-out/
 #                              bench-stock; the report then compares both)
 #   make bench-smoke           same code path, tiny counts (~1.5 min), checks
+#                              (gate stage; fails if a kernel refuses
+#                              several masks in one prio)
 #   make bench-report          redo table.md + plot.png from the results
 #   make bench-jobs            the flower corpus at tdc.py -J 1, 2, 3 in
 #                              one run (~20 min): speed-up, host CPU, and
@@ -84,7 +86,11 @@ bench-docs:
 	@test -f $(BENCH_OUT)/table.md || { echo "bench-docs: run make bench first"; exit 1; }
 	@mkdir -p $(BENCH_DOCS)
 	cp $(addprefix $(BENCH_OUT)/,results.json results.csv control.csv table.md plot.png) $(BENCH_DOCS)/
+	@if [ -f $(BENCH_OUT)/control-parallel.csv ]; then \
+		cp $(BENCH_OUT)/control-parallel.csv $(BENCH_DOCS)/; fi
 	@if [ -f $(BENCH_STOCK)/results.json ]; then \
 		mkdir -p $(BENCH_DOCS)/stock; \
 		cp $(addprefix $(BENCH_STOCK)/,results.json results.csv control.csv) $(BENCH_DOCS)/stock/; \
+		if [ -f $(BENCH_STOCK)/control-parallel.csv ]; then \
+			cp $(BENCH_STOCK)/control-parallel.csv $(BENCH_DOCS)/stock/; fi; \
 	fi

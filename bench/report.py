@@ -192,6 +192,62 @@ def control_vs_stock(res, stock):
     return out if len(out) > 2 else []
 
 
+PAR_LABEL = {"prio-per-process": "each process its own prio",
+             "one-prio": "all into prio 1, distinct handles"}
+
+
+def single_rate(r, total):
+    """The single `tc -b` flower row to set beside a parallel one: the
+    same number of filters, else the largest count."""
+    rows = [c for c in r.get("control", []) if c["classifier"] == "flower"]
+    if not rows:
+        return None
+    return next((c for c in rows if c["filters"] == total),
+                max(rows, key=lambda c: c["filters"]))
+
+
+def parallel_table(res, stock):
+    """P `tc -b` processes at once against one `tc -b`, per kernel."""
+    runs = [("ours" if stock else res["meta"]["variant"], res)] + \
+        ([("stock", stock)] if stock else [])
+    out = ["| kernel | layout | processes x filters | total wall (until the "
+           "slowest exited) | inserts/s (total / wall) | each process, "
+           "from its own start: min / median / max | one `tc -b` of "
+           "the same count: inserts/s | parallel / one | dump | delete "
+           "(all prios) | Slab B/filter |",
+           "|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|"]
+    for name, r in runs:
+        for c in r.get("control_parallel", []):
+            one = single_rate(r, c["filters"])
+            out.append("| %s | %s | %d x %d = %d | %.2f s | %.0f | %.2f / "
+                       "%.2f / %.2f s | %s | %s | %.2f s | %.2f s | %.0f |"
+                       % (name, PAR_LABEL.get(c["layout"], c["layout"]),
+                          c["processes"], c["filters_per_process"],
+                          c["filters"], c["wall_s"], c["insert_per_s"],
+                          c["process_s_min"], c["process_s_median"],
+                          c["process_s_max"],
+                          ("%.0f (%d filters)" % (one["insert_per_s"],
+                                                  one["filters"]))
+                          if one else "-",
+                          ("%.2fx" % (c["insert_per_s"] /
+                                      one["insert_per_s"])) if one else "-",
+                          c["dump_s"], c["delete_s"],
+                          c["slab_B_per_filter"]))
+    if len(out) == 2:
+        return []
+    if stock:
+        o = {c["layout"]: c for c in res.get("control_parallel", [])}
+        t = {c["layout"]: c for c in stock.get("control_parallel", [])}
+        vs = ["%s: ours %.0f/s, stock %.0f/s (ours / stock %.2fx)" % (
+            PAR_LABEL.get(k, k), o[k]["insert_per_s"], t[k]["insert_per_s"],
+            o[k]["insert_per_s"] / t[k]["insert_per_s"])
+            for k in o if k in t]
+        if vs:
+            out += ["", "Parallel inserts/s, ours against stock: " +
+                    "; ".join(vs) + "."]
+    return out
+
+
 def masks_table(res, stock):
     """Many masks: per M, each run's mask kinds (cost x matchall and
     instructions per packet), and ours (one prio per mask) against stock
@@ -206,10 +262,7 @@ def masks_table(res, stock):
         return []
     npi = res["meta"].get("ns_per_insn")
     unit = "insns" if npi else "ns"
-
-    def cost(r, p):
-        n = r["meta"].get("ns_per_insn")
-        return p["cost_ns"] / n if n else p["cost_ns"]
+    cost = insns
     by = {(name, kind): {p["rules"]: p for p in series(r, kind, "last")[1]}
           for name, r, kind in cols}
     vs = stock and ("ours", "flower-masks") in by and \
@@ -220,8 +273,8 @@ def masks_table(res, stock):
                           for n, _, k in cols] + \
         ["%s, %s: %s/packet" % (n, short[k], unit) for n, _, k in cols]
     if vs:
-        head.append("ours (prio per mask) / stock (one prio): cost per "
-                    "packet")
+        head.append("ours, one prio per mask / stock, all M in one "
+                    "prio: cost per packet")
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     ms = sorted({m for d in by.values() for m in d})
     for m in ms:
@@ -236,18 +289,87 @@ def masks_table(res, stock):
             cells.append("%.2fx" % (cost(res, o) / cost(stock, t))
                          if o and t else "")
         out.append("| " + " | ".join(cells) + " |")
-    # the cost of one more mask: slope between the smallest and largest M
-    out += [""]
-    for n, r, k in cols:
-        d = by[(n, k)]
-        lo, hi = min(d), max(d)
-        if hi > lo:
-            out.append("- %s, %s: each further mask costs %.3f matchall-"
-                       "drop units (%.0f %s/packet), from M=%d to M=%d." % (
-                           n, short[k],
-                           (d[hi]["ratio"] - d[lo]["ratio"]) / (hi - lo),
-                           (cost(r, d[hi]) - cost(r, d[lo])) / (hi - lo),
-                           unit, lo, hi))
+    return out
+
+
+def lsq_slope(xs, ys):
+    """Least-squares slope of ys over xs."""
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    var = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / var
+
+
+def mask_runs(res, stock):
+    runs = [("ours" if stock else res["meta"]["variant"], res)] + \
+        ([("stock", stock)] if stock else [])
+    by = {}
+    for name, r in runs:
+        for kind in MASK_KINDS:
+            d = {p["rules"]: p for p in series(r, kind, "last")[1]}
+            if d:
+                by[(name, kind)] = d
+    return runs, by
+
+
+def insns(r, p):
+    n = r["meta"].get("ns_per_insn")
+    return p["cost_ns"] / n if n else p["cost_ns"]
+
+
+def one_prio_table(res, stock):
+    """All M masks in one prio, ours against stock: cost per packet."""
+    runs, by = mask_runs(res, stock)
+    o, t = by.get(("ours", "flower-masks-1prio")), \
+        by.get(("stock", "flower-masks-1prio"))
+    if not (o and t):
+        return []
+    unit = "guest insns/packet" if res["meta"].get("ns_per_insn") \
+        else "ns/packet"
+    out = ["| masks M | ours: %s | stock: %s | ours / stock | ours x "
+           "matchall | stock x matchall |" % (unit, unit),
+           "|---:|---:|---:|---:|---:|---:|"]
+    for m in sorted(set(o) & set(t)):
+        a, b = insns(res, o[m]), insns(stock, t[m])
+        out.append("| %d | %.0f | %.0f | %.2fx | %.2f | %.2f |" % (
+            m, a, b, a / b, o[m]["ratio"], t[m]["ratio"]))
+    return out
+
+
+def slope_table(res, stock):
+    """Cost of one more mask, per series: a least-squares line over all
+    M, and the end points (cost(Mmax) - cost(Mmin)) / (Mmax - Mmin)."""
+    runs, by = mask_runs(res, stock)
+    rr = dict(runs)
+    unit = "insns" if res["meta"].get("ns_per_insn") else "ns"
+    short = {"flower-masks": "one prio per mask (`flower-masks`)",
+             "flower-masks-1prio": "all M in one prio "
+                                   "(`flower-masks-1prio`)"}
+    out = ["| kernel | layout | %s per extra mask, least squares over M "
+           "| %s per extra mask, end points | matchall-drop units per "
+           "extra mask (least squares) | M |" % (unit, unit),
+           "|---|---|---:|---:|---:|---|"]
+    for name in [n for n, _ in runs]:
+        for kind in ("flower-masks-1prio", "flower-masks"):
+            d = by.get((name, kind))
+            if not d or len(d) < 2:
+                continue
+            ms = sorted(d)
+            ys = [insns(rr[name], d[m]) for m in ms]
+            out.append("| %s | %s | %.1f | %.1f | %.4f | %s |" % (
+                name, short[kind], lsq_slope(ms, ys),
+                (ys[-1] - ys[0]) / (ms[-1] - ms[0]),
+                lsq_slope(ms, [d[m]["ratio"] for m in ms]),
+                ", ".join(str(m) for m in ms)))
+    return out if len(out) > 2 else []
+
+
+def masks_notes(res, stock):
+    runs, by = mask_runs(res, stock)
+    out = []
+    unit = "insns" if res["meta"].get("ns_per_insn") else "ns"
+    cost = insns
+    if not by:
+        return []
     base = [(n, r, next((p for p in r["points"]
                          if p["classifier"] == "matchall"), None))
             for n, r in runs]
@@ -347,17 +469,44 @@ def table(res, stock):
                 "lengths (the same two keys in every mask, so every mask "
                 "costs the same dissection), and only the last mask's "
                 "filter matches the packets (%s to %s). One prio per mask "
-                "(prio 1..M, the matching one last) is how ours holds "
-                "them; the stock flower also takes all M masks in one prio "
-                "and walks them in the order they were added (the "
+                "(prio 1..M, the matching one last: `flower-masks`) or "
+                "all M masks in one prio (`flower-masks-1prio`), which "
+                "both kernels walk in the order the masks were added (the "
                 "matching one last). Cost per packet x matchall-drop cost "
                 "in the same run, and %s per packet%s." % (
                     ", ".join(str(x) for x in res["meta"].get("masks", [])),
                     res["meta"].get("mask_src", "?"), "10.0.0.1",
                     "guest instructions" if m.get("ns_per_insn") else
                     "ns (wall clock)",
-                    "; the last column divides ours by stock"
+                    "; the last column divides ours (one prio per mask) "
+                    "by stock (all M in one prio)"
                     if stock else ""), ""] + mt
+        op = one_prio_table(res, stock)
+        if op:
+            out += ["", "### M masks in one prio: ours against stock", "",
+                    "The same M filters, all in prio 1 (handles 1..M, "
+                    "masks added in that order, the matching one last), "
+                    "on each kernel. Ours dissects the packet once for "
+                    "the union of the masks' keys, then does one masked "
+                    "hash and one lookup per mask; stock dissects the "
+                    "packet once per mask. %s per packet (median of the "
+                    "run pairs), and the ratio ours / stock (below 1: "
+                    "ours is cheaper)." % (
+                        "Guest instructions (icount)"
+                        if m.get("ns_per_insn") else "Wall-clock ns"), ""]
+            out += op
+        sl = slope_table(res, stock)
+        if sl:
+            out += ["", "### The cost of one more mask", "",
+                    "Per series, the added cost per packet of one more "
+                    "mask (its filter does not match, so it is one more "
+                    "lookup that misses): the slope of a least-squares "
+                    "line through all M points, and the slope between the "
+                    "end points, (cost(M max) - cost(M min)) / (M max - "
+                    "M min); the two agree when the cost grows linearly "
+                    "in M.",
+                    ""] + sl
+        out += [""] + masks_notes(res, stock)
     if stock:
         out += ["", "## Stock cls_flower (same method, `--variant stock`, "
                 "kernel %s)" % stock["meta"]["kernel"], "", same_kernel(
@@ -377,6 +526,32 @@ def table(res, stock):
                     "two runs above; an insert-rate ratio above 1 means "
                     "ours inserts faster, a memory ratio below 1 that it "
                     "uses less):", ""] + vs
+    pt = parallel_table(res, stock)
+    if pt:
+        p = res["meta"].get("parallel") or {}
+        out += ["", "### Parallel insert (tc-testing's concurrency shape)",
+                "",
+                "%s `tc -b` processes started at once, each with its own "
+                "batch file of %s flower filters (`dst_ip` /32, `action "
+                "drop`, distinct addresses over all files) into the "
+                "clsact ingress of one device: each process on its own "
+                "prio, or all into prio 1 with distinct handles, as "
+                "tc-testing's concurrency.json does (`xargs -n 1 -P 10 "
+                "tc -b`). Inserts/s = all filters / the time from the "
+                "first start until the slowest process exited. Ours "
+                "takes RTNL for every insert (its ops do not set "
+                "TCF_PROTO_OPS_DOIT_UNLOCKED), the stock flower does "
+                "not. %s" % (
+                    p.get("processes", "P"),
+                    p.get("filters_per_process", "F"),
+                    "The guest has ONE vCPU (-icount needs it): the "
+                    "processes take turns on it, so parallelism cannot "
+                    "make anything faster here; what this shows is the "
+                    "cost of the interleaving (lock waits, context "
+                    "switches), not scaling over CPUs."
+                    if m.get("cpus") == 1 else
+                    "The guest has %s vCPUs on a shared host (wall "
+                    "clock): ratios only." % m.get("cpus")), ""] + pt
     out += ["", "## All points (absolute numbers are %s; compare "
             "ratios)" % ("emulated guest time: instructions, not what "
                          "hardware would do" if m.get("ns_per_insn") else
