@@ -241,3 +241,4 @@ include $(REPO)/selftests/selftests.mk
 include $(REPO)/difftest/difftest.mk
 include $(REPO)/ovs/ovs.mk
 include $(REPO)/guest/i386/walk32.mk
+include $(REPO)/kernel/series.mk
