@@ -23,6 +23,9 @@
 # build/obj/series-gate and build/obj/series-gate-i386 (configured once,
 # then one object rebuilt per patch).
 
+# sparse: the C=1 build of make series-gate
+DEB_PACKAGES  += sparse
+
 SG_DIR        := $(BUILD)/series-gate
 SG_SRC        := $(BUILD)/src/series-gate
 SG_OBJ        := $(BUILD)/obj/series-gate
