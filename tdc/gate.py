@@ -129,6 +129,11 @@ STAGES = [
           unittest_summary),
     Stage('corpus', [PY, '-m', 'tdc.corpus', 'tc-tests'], summary_line),
     Stage('kernel', ['guest/kernel-checks'], summary_line),
+    # every patch of the series on its own: applies, checkpatch (netdev's
+    # rules, on net/ paths), W=1 build (make series-gate adds sparse,
+    # kernel-doc and i386)
+    Stage('series', ['make', '--no-print-directory', 'series-gate-quick'],
+          summary_line),
     # ours on a 32-bit kernel: the filter walk ends past handle 0xffffffff
     Stage('walk32', ['make', '--no-print-directory', 'walk32'],
           summary_line),

@@ -57,8 +57,7 @@
 #include <net/flow_dissector.h>
 #include <net/geneve.h>
 
-/*
- * The keys most filters use come first and the rarer ones last: classify
+/* The keys most filters use come first and the rarer ones last: classify
  * clears the key up to the end of the mask's range, masks and hashes the
  * range, and compares it with the filter's: each long of the range costs
  * about 30 instructions per packet.  (Moving the IP addresses before the
@@ -104,8 +103,7 @@ struct fl_flow_mask_range {
 	unsigned short int end;
 };
 
-/*
- * One mask of an instance, and the table of its filters keyed by their
+/* One mask of an instance, and the table of its filters keyed by their
  * masked keys.  Ready before a set that holds it is published.
  */
 struct fl_flow_mask {
@@ -117,8 +115,7 @@ struct fl_flow_mask {
 	struct rcu_work rwork;
 };
 
-/*
- * What classify reads: the instance's masks in the order they came, and
+/* What classify reads: the instance's masks in the order they came, and
  * one dissector for the union of their keys.  Replaced whole, never
  * changed once published.
  */
@@ -229,8 +226,7 @@ struct fl_key_desc {
 #define FL_KEY_EXACT(_type, _member, _need)				\
 	FL_KEY(TCA_FLOWER_KEY_##_type, TCA_FLOWER_UNSPEC, _member, _need)
 
-/*
- * Rows are parsed in this order, after the protocol (eth_type, VLAN and
+/* Rows are parsed in this order, after the protocol (eth_type, VLAN and
  * PPPoE keys): IP_PROTO comes first because whether a later key applies
  * can depend on it.  The TCP, UDP and SCTP ports share one member; the
  * filter's ip_proto tells which attribute dumps it.
@@ -282,8 +278,7 @@ static const struct fl_key_desc fl_keys[] = {
 #define FL_UNSUPPORTED(attr)						\
 	[attr] = "Unsupported flower attribute " #attr
 
-/*
- * Attributes of the uAPI this classifier does not implement: refused with
+/* Attributes of the uAPI this classifier does not implement: refused with
  * -EOPNOTSUPP and named, never ignored, since ignoring a key would match
  * more traffic than was asked for.  Port ranges do not fit one hash
  * lookup; the hash key would need the flow hash computed for every
@@ -304,8 +299,7 @@ static const char * const fl_unsupported_msg[TCA_FLOWER_MAX + 1] = {
 #define FL_MAX_LEN(_member)						\
 	{ .type = NLA_BINARY, .len = sizeof_field(struct fl_flow_key, _member) }
 
-/*
- * Types and lengths of the attributes this classifier implements, parsed
+/* Types and lengths of the attributes this classifier implements, parsed
  * strictly (exact lengths, no trailing data, no type outside the policy).
  * Only NLA_F_NESTED is not demanded: tc sets it, but older clients that
  * the in-tree flower accepts (Open vSwitch, pyroute2) do not.
@@ -474,8 +468,7 @@ static const struct fl_dissector_key fl_dissector_keys[] = {
 	FL_DISSECTOR_KEY(ENC_OPTS, enc_opts),
 };
 
-/*
- * Like NL_SET_ERR_MSG_ATTR, for messages taken from the tables above:
+/* Like NL_SET_ERR_MSG_ATTR, for messages taken from the tables above:
  * the macro wants a string literal, and 6.1 has no NL_SET_ERR_MSG_FMT.
  */
 static void fl_set_err(struct netlink_ext_ack *extack,
@@ -520,8 +513,7 @@ static void fl_set_masked_key(struct fl_flow_key *mkey,
 		*lmkey++ = *lkey++ & *lmask++;
 }
 
-/*
- * The filter tables hash and compare masked keys long by long.  jhash2,
+/* The filter tables hash and compare masked keys long by long.  jhash2,
  * the rhashtable default, costs about twice as many instructions per byte
  * and an indirect call.  Keys come from CAP_NET_ADMIN, not from packets,
  * and each table has its own random seed; the last step spreads every
@@ -565,8 +557,7 @@ static int fl_cmpfn(struct rhashtable_compare_arg *arg, const void *obj)
 	return diff != 0;
 }
 
-/*
- * Lookups take neither the key's offset nor its length from the
+/* Lookups take neither the key's offset nor its length from the
  * parameters (key_len 0 makes rhashtable take the length from the
  * table), so one constant set serves every mask and the compiler can
  * inline the functions.  Each mask's table has its own copy of
@@ -980,8 +971,7 @@ static int fl_set_key_tag(struct nlattr *vid, struct nlattr *prio,
 	return 0;
 }
 
-/*
- * A tag is expected where the ethertype is a VLAN TPID, or where
+/* A tag is expected where the ethertype is a VLAN TPID, or where
  * num_of_vlans asks for more tags than come before it, as in the in-tree
  * flower: "num_of_vlans 1 vlan_prio 5" with protocol all (a tag of any
  * TPID), "protocol 802.1q ... num_of_vlans 2 vlan_id 10 cvlan_id 20".
@@ -1001,8 +991,7 @@ static void fl_set_key_n_proto(__be16 ethertype, struct fl_flow_key *key,
 	mask->basic.n_proto = htons(0xffff);
 }
 
-/*
- * A PPPoE session filter: the dissector reports the protocol carried in
+/* A PPPoE session filter: the dissector reports the protocol carried in
  * PPP as basic.n_proto, so the session ethertype is matched as the PPPoE
  * key's type (like a VLAN TPID), and ppp_proto ip/ipv6/mpls sets
  * basic.n_proto for the keys of that protocol.
@@ -1049,8 +1038,7 @@ static int fl_set_key_inner(struct nlattr **tb, __be16 ethertype,
 	return 0;
 }
 
-/*
- * The tags of a 802.1q/802.1ad filter, or of one whose num_of_vlans says
+/* The tags of a 802.1q/802.1ad filter, or of one whose num_of_vlans says
  * there are tags (@tpid 0: any TPID): the outer one (vlan_*), and the
  * inner one (cvlan_*) when vlan_ethtype is itself a TPID or num_of_vlans
  * says there are two.  The ethertype after the outer tag is the VLAN
@@ -1092,8 +1080,7 @@ static int fl_set_key_vlans(struct nlattr **tb, __be16 tpid,
 	return fl_set_key_inner(tb, nla_get_be16(inner), key, mask, extack);
 }
 
-/*
- * The filter's protocol (TCA_FLOWER_KEY_ETH_TYPE, which tc sends equal to
+/* The filter's protocol (TCA_FLOWER_KEY_ETH_TYPE, which tc sends equal to
  * the filter's protocol, and which other clients leave out: then the
  * filter's protocol is taken): an ethertype, a VLAN TPID with the tags'
  * keys, or the PPPoE session ethertype with the PPP keys.
@@ -1373,8 +1360,7 @@ static int fl_set_key_val(struct nlattr **tb, const struct fl_key_desc *desc,
 	return 0;
 }
 
-/*
- * An address key also asks that the dissector saw an address of that
+/* An address key also asks that the dissector saw an address of that
  * family: a truncated header leaves the addresses zero, and zero must not
  * match a filter's 0.0.0.0.
  */
@@ -1403,15 +1389,13 @@ static int fl_check_tcp_flags(struct nlattr **tb,
 	return -EINVAL;
 }
 
-/*
- * Both addr_type values of a tunnel have this bit: masked with it alone,
+/* Both addr_type values of a tunnel have this bit: masked with it alone,
  * the key says "the packet came through a tunnel" without a family.
  */
 #define FL_TUNNEL_ANY	(FLOW_DISSECTOR_KEY_IPV4_ADDRS & \
 			 FLOW_DISSECTOR_KEY_IPV6_ADDRS)
 
-/*
- * A tunnel key also asks that the packet came with tunnel metadata: without
+/* A tunnel key also asks that the packet came with tunnel metadata: without
  * it the tunnel keys stay zero, and zero must not match a filter's
  * enc_key_id 0.  Tunnel addresses also fix the family.
  */
@@ -1580,8 +1564,7 @@ static void fl_set_enc_opts_mask_exact(const struct flow_dissector_key_enc_opts 
 	}
 }
 
-/*
- * Geneve options: the packet's options are exactly these, in this order
+/* Geneve options: the packet's options are exactly these, in this order
  * (their lengths count), with the mask's bits of class, type and data.
  */
 static int fl_set_key_enc_opts(struct nlattr **tb, struct fl_flow_key *key,
@@ -1824,8 +1807,7 @@ static void fl_masks_init_dissector(struct fl_masks *masks)
 				       FLOW_DISSECTOR_KEY_CT);
 }
 
-/*
- * A new set: @old's masks in their order but @drop, then @add.  Never
+/* A new set: @old's masks in their order but @drop, then @add.  Never
  * empty (an instance without masks has no set); NULL when out of memory.
  */
 static struct fl_masks *fl_masks_create(const struct fl_masks *old,
@@ -1880,8 +1862,7 @@ static struct fl_flow_mask *fl_mask_find(const struct fl_masks *masks,
 	return NULL;
 }
 
-/*
- * @mask holds one filter fewer.  An emptied mask leaves the set; should
+/* @mask holds one filter fewer.  An emptied mask leaves the set; should
  * the smaller set not be allocated, the mask stays in it, empty, which
  * classify does not mind, until it empties again or the instance goes.
  */
@@ -2369,8 +2350,7 @@ static int fl_dump_key_enc_opts(struct sk_buff *skb,
 				   &mask->enc_opts, &key->enc_opts);
 }
 
-/*
- * An address key whose mask is all zero still asks for an address of its
+/* An address key whose mask is all zero still asks for an address of its
  * family (fl_set_key_addr_type(), fl_set_key_enc_control()), but the rows
  * dump no zero mask: dump it as dst 0/0, which gives the filter back.
  */
