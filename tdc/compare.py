@@ -205,6 +205,10 @@ CAUSES = [
      'type and code, TCP flags and L2TPv3 session (as Open vSwitch\'s '
      'frag=first flows need); stock leaves them zero',
      _in_category('first-fragment')),
+    ('bind-leak', 'A filter refused after its classid was bound: stock '
+     '6.1.192 lacks upstream ac177a330077 and leaves the class bound, so '
+     'deleting the class fails with EBUSY (a stock bug)',
+     _in_category('bind-leak')),
     ('unsupported', 'Keys ours refuses (EOPNOTSUPP, "Unsupported flower '
      'attribute ...") that stock flower implements', _unsupported_key),
     ('extack', 'Validation and extack wording: ours checks attribute types, '

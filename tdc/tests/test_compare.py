@@ -101,6 +101,17 @@ class TestCompare(unittest.TestCase):
                                           ours['aaa3'], stock['aaa2']),
                          'classification')
 
+    def test_bind_leak_cause(self):
+        # a stock failure of a case tagged bind-leak is that stock bug;
+        # untagged, the same results are no declared cause
+        case = {'id': 'aaa8', 'category': ['flower', 'bind-leak']}
+        ours, stock = self.tap('o', OURS), self.tap('s', STOCK)
+        self.assertEqual(compare.classify(case, ours['aaa3'], stock['aaa2']),
+                         'bind-leak')
+        self.assertNotEqual(compare.classify(dict(case, category=['flower']),
+                                             ours['aaa3'], stock['aaa2']),
+                            'bind-leak')
+
     def test_report_counts_and_lists_only_differences(self):
         text = compare.report(self.tap('o', OURS), self.tap('s', STOCK),
                               CORPUS, 'o.tap', 's.tap', {'ours': 90})
