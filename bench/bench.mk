@@ -43,7 +43,7 @@ BENCH_RUN      := $(if $(BENCH_ICOUNT),TDC_QEMU_EXTRA="$${TDC_QEMU_EXTRA:-} -ico
 BENCH_JOBS     := $(BUILD)/guest-out/jobs
 JOBS_ARGS      ?=
 
-.PHONY: bench bench-smoke bench-report bench-docs bench-jobs
+.PHONY: bench bench-smoke bench-report bench-docs bench-jobs bench-insert
 
 bench:
 	@$(MAKE) --no-print-directory deps
@@ -80,9 +80,27 @@ bench-jobs:
 	$(variant_guest)
 	$(PYTHON) $(REPO)/bench/jobs.py --variant $(VARIANT) --out $(BENCH_JOBS) $(JOBS_ARGS)
 
+# Parallel inserts with several vCPUs, where locking shows: stock's module
+# and ours alternate in one guest run, wall time (bench/insert_ab.py)
+BENCH_INSERT   := $(BUILD)/guest-out/insert-ab
+INSERT_ARGS    ?= --procs 10 --per 10000 --rounds 3
+KO_PATH         = $(BUILD)/mod/$(1)/lib/modules/$$(cat $(BUILD)/obj/ours/include/config/kernel.release)/kernel/net/sched/cls_flower.ko
+bench-insert:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory guest
+	@$(MAKE) --no-print-directory stock-ext
+	@rm -rf $(BENCH_INSERT)
+	$(REPO)/guest/run --smp 2 --no-load-flower --timeout 3600 \
+		--console-log $(BUILD)/logs/console-bench-insert.log -- \
+		$(PYTHON) -m bench.insert_ab --out $(BENCH_INSERT) $(INSERT_ARGS) \
+		--module stock=$(call KO_PATH,stock) --module ours=$(call KO_PATH,ours)
+	@cat $(BENCH_INSERT)/insert_ab.md
+
 bench-docs:
 	@if [ -f $(BENCH_JOBS)/table.md ]; then mkdir -p $(BENCH_DOCS)/jobs; \
 		cp $(BENCH_JOBS)/table.md $(BENCH_JOBS)/results.json $(BENCH_DOCS)/jobs/; fi
+	@if [ -f $(BENCH_INSERT)/insert_ab.md ]; then \
+		cp $(BENCH_INSERT)/insert_ab.md $(BENCH_INSERT)/insert_ab.json $(BENCH_DOCS)/; fi
 	@test -f $(BENCH_OUT)/table.md || { echo "bench-docs: run make bench first"; exit 1; }
 	@mkdir -p $(BENCH_DOCS)
 	cp $(addprefix $(BENCH_OUT)/,results.json results.csv control.csv table.md plot.png) $(BENCH_DOCS)/

@@ -55,7 +55,7 @@ stress_env = -e STRESS_SEED=$($(1)_SEED) \
 	-e LIFE_FILTERS=$($(1)_FILTERS) \
 	-e LIFE_SPACE_RUNS=$($(1)_SPACE_RUNS)
 
-.PHONY: stress stress-smoke stress-debug-smoke stress-guest-%
+.PHONY: stress stress-smoke stress-debug-smoke stress-parallel stress-guest-%
 
 # Build the variant's kernel and the initramfs only when missing (make
 # guest / make kernel VARIANT=... rebuild them on purpose).
@@ -89,3 +89,15 @@ stress-debug-smoke:
 		--append '$(STRESS_LIFE_APPEND)' \
 		$(call stress_env,DSMOKE) \
 		fuzz churn lifecycle
+
+# Unlocked requests racing on one instance (stress/parallel.py): the debug
+# kernel (lockdep, KASAN, PROVE_RCU) on two vCPUs, so the races are real
+PAR_TIMEOUT         ?= 1800
+PAR_ARGS            ?= --filters 2000 --ops 200
+stress-parallel:
+	@$(MAKE) --no-print-directory -C $(STRESS_REPO) kernel VARIANT=debug
+	@$(MAKE) --no-print-directory -C $(STRESS_REPO) initramfs
+	cd $(STRESS_REPO) && guest/run --variant debug --smp 2 \
+		--timeout $(PAR_TIMEOUT) \
+		--console-log $(STRESS_REPO)/build/logs/stress-parallel.log -- \
+		$(STRESS_PY) -m stress.parallel $(PAR_ARGS)

@@ -154,6 +154,10 @@ STAGES = [
     # builds the debug kernel (KASAN, kmemleak, lockdep) first
     Stage('stress-debug-smoke', ['make', '--no-print-directory',
                                  'stress-debug-smoke'], summary_line),
+    # unlocked adds, replaces, deletes and dumps racing on one prio, on
+    # the debug kernel with two vCPUs
+    Stage('stress-parallel', ['make', '--no-print-directory',
+                              'stress-parallel'], summary_line),
 ]
 
 

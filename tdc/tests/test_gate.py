@@ -108,7 +108,8 @@ class TestGate(unittest.TestCase):
     def test_real_stage_list(self):
         names = [stage.name for stage in gate.STAGES]
         for name in ['unit', 'corpus', 'kernel', 'walk32', 'flower',
-                     'bench-smoke', 'stress-smoke', 'stress-debug-smoke']:
+                     'bench-smoke', 'stress-smoke', 'stress-debug-smoke',
+                     'stress-parallel']:
             self.assertIn(name, names)
 
     def test_walk32_stage_counts_its_summary_line(self):

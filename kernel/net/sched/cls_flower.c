@@ -16,12 +16,20 @@
  * union of the masks' keys, and each mask then costs one masked hash and
  * one lookup.  One mask is the seed's code path.
  *
- * Locking: the control operations (change, delete, get, walk, dump) run
- * under RTNL, since these ops do not set TCF_PROTO_OPS_DOIT_UNLOCKED; the
- * handle IDR and the masks' filter counts are only used there.
- * fl_destroy() may run without RTNL (the last reference to the instance
- * can be dropped by an unlocked request of another classifier kind on the
- * same prio), but then nothing else holds the instance.
+ * Locking: the control operations do not need RTNL
+ * (TCF_PROTO_OPS_DOIT_UNLOCKED), so requests on one instance run in
+ * parallel.  What they share is changed under head->lock, a mutex: the
+ * published set of masks, the handle IDR, the masks' tables and filter
+ * counts, and filter->deleted.  A request parses its attributes and
+ * validates its actions before it takes the lock, so the lock is held
+ * only for the lookups and pointer updates that make the change.  Lock
+ * order: RTNL, then head->lock, then tp->lock (for tp->deleting, which
+ * cls_api reads under it).  Filters are refcounted: the instance holds
+ * one reference while a filter is in the IDR, and fl_get() and fl_walk()
+ * take one for their caller; a mask is held by the instance while it is
+ * in the set and by every filter that points to it, so a dump of a
+ * filter deleted meanwhile still reads its mask.  fl_destroy() runs when
+ * the last reference to the instance is gone; nothing else runs then.
  *
  * RCU: fl_classify() runs under rcu_read_lock_bh() and reaches everything
  * through one pointer, head->masks: the masks, each carrying its table,
@@ -39,6 +47,10 @@
 #include <linux/rhashtable.h>
 #include <linux/workqueue.h>
 #include <linux/idr.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/rtnetlink.h>
+#include <linux/netdevice.h>
 #include <linux/bitops.h>
 #include <linux/hash.h>
 
@@ -111,7 +123,8 @@ struct fl_flow_mask {
 	struct fl_flow_mask_range range;
 	struct rhashtable_params ht_params;
 	struct rhashtable ht;		/* masked key -> filter */
-	unsigned int filters;		/* in ht; under RTNL */
+	unsigned int filters;		/* in ht; under head->lock */
+	refcount_t refs;		/* the instance's, one per filter */
 	struct rcu_work rwork;
 };
 
@@ -121,7 +134,7 @@ struct fl_flow_mask {
  */
 struct fl_masks {
 	struct flow_dissector dissector;
-	unsigned short int clear_end;	/* key bytes to zero before dissecting */
+	unsigned short int clear_end;	/* key bytes to zero: whole longs */
 	bool tunnel;			/* a mask uses a tunnel (enc_*) key */
 	bool ct;			/* a mask uses the conntrack key */
 	unsigned int n;
@@ -136,6 +149,7 @@ struct fl_lookup_key {
 };
 
 struct cls_fl_head {
+	struct mutex lock;		/* for changes; see the top */
 	struct fl_masks __rcu *masks;	/* NULL while there is no mask */
 	struct idr handle_idr;		/* handle -> filter */
 	struct rcu_work rwork;
@@ -151,6 +165,8 @@ struct cls_fl_filter {
 	struct tcf_result res;
 	u32 handle;
 	u32 flags;
+	refcount_t refs;		/* the instance's, fl_get()'s, ... */
+	bool deleted;			/* out of the IDR; under head->lock */
 	struct rcu_work rwork;
 };
 
@@ -611,9 +627,10 @@ static void fl_dissect(struct sk_buff *skb, struct fl_masks *masks,
 {
 	/* The dissector ORs into control.flags and writes only the keys it
 	 * finds in the packet: every key it may write, and everything a
-	 * mask reads, starts out zero.
+	 * mask reads, starts out zero.  Long by long: a memset() of a
+	 * variable length is a byte-wise "rep stosb" on x86.
 	 */
-	memset(key, 0, masks->clear_end);
+	memset_l((unsigned long *)key, 0, masks->clear_end / sizeof(long));
 	key->indev_ifindex = skb->skb_iif;
 	/* Metadata keys: not even a call when no mask uses them */
 	if (masks->tunnel)
@@ -635,7 +652,12 @@ static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 		       struct tcf_result *res)
 {
 	struct cls_fl_head *head = rcu_dereference_bh(tp->root);
-	struct fl_flow_key skb_key;	/* one key: the stack frame is small */
+	/* One key for every mask: the stack frame stays small.  fl_dissect()
+	 * clears what the masks read; the compiler's own zeroing of stack
+	 * variables (CONFIG_INIT_STACK_ALL_ZERO) would clear all of it, some
+	 * 500 bytes, for every packet.
+	 */
+	struct fl_flow_key skb_key __uninitialized;
 	struct fl_lookup_key lk = { .key = &skb_key };
 	struct fl_masks *masks;
 	struct cls_fl_filter *f;
@@ -667,15 +689,39 @@ static int fl_init(struct tcf_proto *tp)
 	if (!head)
 		return -ENOBUFS;
 
+	mutex_init(&head->lock);
 	idr_init(&head->handle_idr);
 	rcu_assign_pointer(tp->root, head);
 	return 0;
+}
+
+/* Neither a set nor a filter can reach the mask any more */
+static void fl_mask_free(struct fl_flow_mask *mask)
+{
+	rhashtable_destroy(&mask->ht);
+	kfree(mask);
+}
+
+/* In process context: rhashtable_destroy() may sleep */
+static void fl_mask_unref(struct fl_flow_mask *mask)
+{
+	if (refcount_dec_and_test(&mask->refs))
+		fl_mask_free(mask);
+}
+
+/* The instance's reference, a grace period after the mask left the set */
+static void fl_mask_release_work(struct work_struct *work)
+{
+	fl_mask_unref(container_of(to_rcu_work(work), struct fl_flow_mask,
+				   rwork));
 }
 
 static void __fl_filter_free(struct cls_fl_filter *f)
 {
 	tcf_exts_destroy(&f->exts);
 	tcf_exts_put_net(&f->exts);
+	if (f->mask)
+		fl_mask_unref(f->mask);
 	kfree(f);
 }
 
@@ -686,36 +732,26 @@ static void fl_filter_free_work(struct work_struct *work)
 				      struct cls_fl_filter, rwork));
 }
 
-/* @f is already unreachable for new lookups; classifiers that found it
- * before may run its actions until the grace period ends.
+/* Drops a reference.  The last one goes when @f is out of the tables, but
+ * classifiers that found it before may run its actions until a grace
+ * period ends.
  */
-static void fl_filter_release(struct tcf_proto *tp, struct cls_fl_filter *f)
+static void fl_filter_put(struct cls_fl_filter *f)
 {
-	tcf_unbind_filter(tp, &f->res);
+	if (!refcount_dec_and_test(&f->refs))
+		return;
 	if (tcf_exts_get_net(&f->exts))
 		tcf_queue_work(&f->rwork, fl_filter_free_work);
 	else
 		__fl_filter_free(f);
 }
 
-/* For a filter that was never visible to classify */
-static void fl_filter_discard(struct cls_fl_filter *f)
+/* For a filter that was never visible to classify or to another request */
+static void fl_filter_discard(struct tcf_proto *tp, struct cls_fl_filter *f)
 {
+	tcf_unbind_filter(tp, &f->res);
 	tcf_exts_destroy(&f->exts);
 	kfree(f);
-}
-
-/* The table holds no filter any more, and no reader can see the mask */
-static void fl_mask_free(struct fl_flow_mask *mask)
-{
-	rhashtable_destroy(&mask->ht);
-	kfree(mask);
-}
-
-static void fl_mask_free_work(struct work_struct *work)
-{
-	fl_mask_free(container_of(to_rcu_work(work), struct fl_flow_mask,
-				  rwork));
 }
 
 static void fl_head_free_work(struct work_struct *work)
@@ -728,12 +764,14 @@ static void fl_head_free_work(struct work_struct *work)
 
 	if (masks) {
 		for (i = 0; i < masks->n; i++)
-			fl_mask_free(masks->mask[i]);
+			fl_mask_unref(masks->mask[i]);
 		kfree(masks);
 	}
+	mutex_destroy(&head->lock);
 	kfree(head);
 }
 
+/* The last reference to the instance is gone: no request runs on it */
 static void fl_destroy(struct tcf_proto *tp, bool rtnl_held,
 		       struct netlink_ext_ack *extack)
 {
@@ -747,16 +785,30 @@ static void fl_destroy(struct tcf_proto *tp, bool rtnl_held,
 	idr_for_each_entry_ul(&head->handle_idr, f, tmp, handle) {
 		rhashtable_remove_fast(&f->mask->ht, &f->ht_node,
 				       f->mask->ht_params);
-		fl_filter_release(tp, f);
+		tcf_unbind_filter(tp, &f->res);
+		fl_filter_put(f);
 	}
 	idr_destroy(&head->handle_idr);
 
 	tcf_queue_work(&head->rwork, fl_head_free_work);
 }
 
+/* The filter with @handle, with a reference for the caller (fl_put()) */
 static void *fl_get(struct tcf_proto *tp, u32 handle)
 {
-	return idr_find(&fl_head(tp)->handle_idr, handle);
+	struct cls_fl_filter *f;
+
+	rcu_read_lock();
+	f = idr_find(&fl_head(tp)->handle_idr, handle);
+	if (f && !refcount_inc_not_zero(&f->refs))
+		f = NULL;
+	rcu_read_unlock();
+	return f;
+}
+
+static void fl_put(struct tcf_proto *tp, void *arg)
+{
+	fl_filter_put(arg);
 }
 
 /* Attributes this classifier does not implement are refused by name */
@@ -921,19 +973,32 @@ static int fl_check_need(struct nlattr **tb, const int *attrs, int n,
 	return 0;
 }
 
+/* tcf_change_indev() looks the name up as RTNL's holder may; requests
+ * here may hold no RTNL, so the device is looked up under RCU.
+ */
 static int fl_set_key_indev(struct net *net, struct nlattr **tb,
 			    struct fl_flow_key *key, struct fl_flow_key *mask,
 			    struct netlink_ext_ack *extack)
 {
-	int ifindex;
+	struct nlattr *nla = tb[TCA_FLOWER_INDEV];
+	struct net_device *dev;
+	char name[IFNAMSIZ];
 
-	if (!tb[TCA_FLOWER_INDEV])
+	if (!nla)
 		return 0;
-
-	ifindex = tcf_change_indev(net, tb[TCA_FLOWER_INDEV], extack);
-	if (ifindex < 0)
-		return ifindex;
-	key->indev_ifindex = ifindex;
+	if (nla_strscpy(name, nla, IFNAMSIZ) < 0) {
+		NL_SET_ERR_MSG_ATTR(extack, nla, "Interface name too long");
+		return -EINVAL;
+	}
+	rcu_read_lock();
+	dev = dev_get_by_name_rcu(net, name);
+	if (dev)
+		key->indev_ifindex = dev->ifindex;
+	rcu_read_unlock();
+	if (!dev) {
+		NL_SET_ERR_MSG_ATTR(extack, nla, "Network device not found");
+		return -ENODEV;
+	}
 	mask->indev_ifindex = ~0;
 	return 0;
 }
@@ -1695,8 +1760,13 @@ static int fl_set_key(struct net *net, struct nlattr **tb, __be16 protocol,
 }
 
 /* Parses everything but the handle; nothing is visible to classify yet */
+/* A filter and its mask from the request, not yet in any table.  No lock
+ * is held: this is the part of a change that other requests on the
+ * instance need not wait for.
+ */
 static struct cls_fl_filter *fl_filter_create(struct net *net,
 					      struct tcf_proto *tp,
+					      unsigned long base,
 					      struct nlattr **tb,
 					      struct nlattr *rate,
 					      struct fl_flow_mask *mask,
@@ -1727,12 +1797,20 @@ static struct cls_fl_filter *fl_filter_create(struct net *net,
 	if (err < 0)
 		goto err_discard;
 
-	if (tb[TCA_FLOWER_CLASSID])
+	/* Last, as nothing after it fails: binding looks the class up */
+	if (tb[TCA_FLOWER_CLASSID]) {
 		f->res.classid = nla_get_u32(tb[TCA_FLOWER_CLASSID]);
+		if (flags & TCA_ACT_FLAGS_NO_RTNL)
+			rtnl_lock();
+		tcf_bind_filter(tp, &f->res, base);
+		if (flags & TCA_ACT_FLAGS_NO_RTNL)
+			rtnl_unlock();
+	}
+	refcount_set(&f->refs, 1);
 	return f;
 
 err_discard:
-	fl_filter_discard(f);
+	fl_filter_discard(tp, f);
 	return ERR_PTR(err);
 }
 
@@ -1800,7 +1878,7 @@ static void fl_masks_init_dissector(struct fl_masks *masks)
 		end = max_t(unsigned int, end, masks->mask[j]->range.end);
 
 	skb_flow_dissector_init(&masks->dissector, keys, cnt);
-	masks->clear_end = end;
+	masks->clear_end = roundup(end, sizeof(long));
 	masks->tunnel = dissector_uses_key(&masks->dissector,
 					   FLOW_DISSECTOR_KEY_ENC_CONTROL);
 	masks->ct = dissector_uses_key(&masks->dissector,
@@ -1829,12 +1907,19 @@ static struct fl_masks *fl_masks_create(const struct fl_masks *old,
 	return masks;
 }
 
-/* Under RTNL.  rcu_assign_pointer() orders the initialisation of @masks,
- * and of a mask new in it, before the pointer that classify follows.
+static struct fl_masks *fl_masks_locked(struct cls_fl_head *head)
+{
+	return rcu_dereference_protected(head->masks,
+					 lockdep_is_held(&head->lock));
+}
+
+/* Under head->lock.  rcu_assign_pointer() orders the initialisation of
+ * @masks, and of a mask new in it, before the pointer that classify
+ * follows.
  */
 static void fl_masks_publish(struct cls_fl_head *head, struct fl_masks *masks)
 {
-	struct fl_masks *old = rtnl_dereference(head->masks);
+	struct fl_masks *old = fl_masks_locked(head);
 
 	rcu_assign_pointer(head->masks, masks);
 	if (old)
@@ -1845,6 +1930,7 @@ static void fl_masks_publish(struct cls_fl_head *head, struct fl_masks *masks)
 static int fl_mask_init(struct fl_flow_mask *mask)
 {
 	fl_mask_update_range(mask);
+	refcount_set(&mask->refs, 1);
 	mask->ht_params = fl_table_params;
 	mask->ht_params.key_len = fl_mask_range(mask);
 	return rhashtable_init(&mask->ht, &mask->ht_params);
@@ -1862,13 +1948,14 @@ static struct fl_flow_mask *fl_mask_find(const struct fl_masks *masks,
 	return NULL;
 }
 
-/* @mask holds one filter fewer.  An emptied mask leaves the set; should
- * the smaller set not be allocated, the mask stays in it, empty, which
- * classify does not mind, until it empties again or the instance goes.
+/* Under head->lock: @mask's table holds one filter fewer.  An emptied
+ * mask leaves the set; should the smaller set not be allocated, the mask
+ * stays in it, empty, which classify does not mind, until it empties
+ * again or the instance goes.
  */
 static void fl_mask_put(struct cls_fl_head *head, struct fl_flow_mask *mask)
 {
-	struct fl_masks *masks = rtnl_dereference(head->masks);
+	struct fl_masks *masks = fl_masks_locked(head);
 	struct fl_masks *rest = NULL;
 
 	if (--mask->filters)
@@ -1879,7 +1966,7 @@ static void fl_mask_put(struct cls_fl_head *head, struct fl_flow_mask *mask)
 			return;
 	}
 	fl_masks_publish(head, rest);
-	tcf_queue_work(&mask->rwork, fl_mask_free_work);
+	tcf_queue_work(&mask->rwork, fl_mask_release_work);
 }
 
 /* As in the in-tree flower: a chain template names the keys its filters
@@ -1906,12 +1993,16 @@ static int fl_check_tmplt(const struct tcf_proto *tp,
 	return 0;
 }
 
+/* Under head->lock.  A new filter's handle is reserved with no filter
+ * behind it: fl_get() and fl_walk() see the filter only once it is in its
+ * table (idr_replace() in fl_insert()).
+ */
 static int fl_handle_assign(struct cls_fl_head *head,
 			    struct cls_fl_filter *fold,
 			    struct cls_fl_filter *fnew, u32 handle,
 			    struct netlink_ext_ack *extack)
 {
-	u32 max = handle ?: INT_MAX;
+	u32 id = handle ?: 1, max = handle ?: INT_MAX;
 	int err;
 
 	if (fold) {
@@ -1919,14 +2010,17 @@ static int fl_handle_assign(struct cls_fl_head *head,
 		return 0;
 	}
 
-	if (!handle)
-		handle = 1;
-	err = idr_alloc_u32(&head->handle_idr, fnew, &handle, max, GFP_KERNEL);
+	err = idr_alloc_u32(&head->handle_idr, NULL, &id, max, GFP_KERNEL);
+	/* cls_api found no filter with this handle, but a request running
+	 * in parallel has added one since: replayed, this request finds it.
+	 */
+	if (err == -ENOSPC && handle)
+		return -EAGAIN;
 	if (err) {
 		NL_SET_ERR_MSG(extack, "No free flower filter handle");
 		return err;
 	}
-	fnew->handle = handle;
+	fnew->handle = id;
 	return 0;
 }
 
@@ -1942,13 +2036,13 @@ static bool fl_swaps(const struct cls_fl_filter *fold,
 }
 
 static int fl_ht_insert(struct cls_fl_filter *fold, struct cls_fl_filter *fnew,
-			struct netlink_ext_ack *extack)
+			bool swap, struct netlink_ext_ack *extack)
 {
 	struct fl_flow_mask *mask = fnew->mask;
 	int err;
 
 	/* Lookups find one of the two at any time */
-	if (fl_swaps(fold, fnew))
+	if (swap)
 		return rhashtable_replace_fast(&mask->ht, &fold->ht_node,
 					       &fnew->ht_node, mask->ht_params);
 
@@ -1960,54 +2054,50 @@ static int fl_ht_insert(struct cls_fl_filter *fold, struct cls_fl_filter *fnew,
 	return err;
 }
 
-/* @fnew is in its table and its mask in the published set: take @fold
- * away.  Until then a packet that both match finds one of them.
+/* Under head->lock: @f leaves the instance (the caller has taken it out
+ * of the IDR) and its table, unless a replace has swapped it out already.
+ * The instance's reference is the caller's to drop (fl_filter_release()).
  */
-static void fl_replace_commit(struct tcf_proto *tp, struct cls_fl_filter *fold,
-			      struct cls_fl_filter *fnew, bool swapped)
+static void fl_filter_remove(struct cls_fl_head *head, struct cls_fl_filter *f,
+			     bool in_table)
 {
-	struct cls_fl_head *head = fl_head(tp);
-
-	if (!swapped)
-		rhashtable_remove_fast(&fold->mask->ht, &fold->ht_node,
-				       fold->mask->ht_params);
-	idr_replace(&head->handle_idr, fnew, fnew->handle);
-	fl_mask_put(head, fold->mask);
-	fl_filter_release(tp, fold);
+	if (in_table)
+		rhashtable_remove_fast(&f->mask->ht, &f->ht_node,
+				       f->mask->ht_params);
+	f->deleted = true;
+	fl_mask_put(head, f->mask);
 }
 
-/* Adds a filter, or replaces @*arg, from already validated attributes */
-static int fl_change_filter(struct net *net, struct tcf_proto *tp,
-			    unsigned long base, u32 handle, struct nlattr **tb,
-			    struct nlattr *rate, void **arg, u32 flags,
-			    struct netlink_ext_ack *extack)
+/* Without head->lock: the instance's reference to a removed filter */
+static void fl_filter_release(struct tcf_proto *tp, struct cls_fl_filter *f)
+{
+	tcf_unbind_filter(tp, &f->res);
+	fl_filter_put(f);
+}
+
+/* Under head->lock: makes @fnew visible, in place of @fold if there is
+ * one.  @mask is the request's: an equal mask of the instance is taken
+ * instead and @mask freed, or @mask joins the set.  On error @mask is
+ * freed and @fnew is left as it came, visible to nobody.
+ */
+static int fl_insert(struct tcf_proto *tp, struct cls_fl_filter *fold,
+		     struct cls_fl_filter *fnew, struct fl_flow_mask *mask,
+		     u32 handle, struct netlink_ext_ack *extack)
 {
 	struct cls_fl_head *head = fl_head(tp);
-	struct fl_masks *masks = rtnl_dereference(head->masks);
-	struct fl_flow_mask *mask, *found = NULL;
-	struct cls_fl_filter *fold = *arg;
+	struct fl_masks *masks = fl_masks_locked(head);
+	struct fl_flow_mask *found;
 	struct fl_masks *grown = NULL;
-	struct cls_fl_filter *fnew;
-	bool swapped;
+	bool swap;
 	int err;
 
-	if (fold && handle && fold->handle != handle) {
-		NL_SET_ERR_MSG(extack, "Handle does not match the filter to replace");
-		return -EINVAL;
+	/* The instance, or the filter to replace, went meanwhile: cls_api
+	 * replays the request.
+	 */
+	if (READ_ONCE(tp->deleting) || (fold && fold->deleted)) {
+		kfree(mask);
+		return -EAGAIN;
 	}
-
-	mask = kzalloc(sizeof(*mask), GFP_KERNEL);
-	if (!mask)
-		return -ENOBUFS;
-
-	fnew = fl_filter_create(net, tp, tb, rate, mask, flags, extack);
-	if (IS_ERR(fnew)) {
-		err = PTR_ERR(fnew);
-		goto err_mask;
-	}
-	err = fl_check_tmplt(tp, mask, extack);
-	if (err)
-		goto err_filter;
 
 	found = fl_mask_find(masks, mask);
 	if (found) {
@@ -2016,7 +2106,7 @@ static int fl_change_filter(struct net *net, struct tcf_proto *tp,
 	} else {
 		err = fl_mask_init(mask);
 		if (err)
-			goto err_filter;
+			goto err_mask;
 		grown = fl_masks_create(masks, mask, NULL);
 		if (!grown) {
 			err = -ENOBUFS;
@@ -2032,80 +2122,163 @@ static int fl_change_filter(struct net *net, struct tcf_proto *tp,
 	if (err)
 		goto err_grown;
 
-	if (fnew->res.classid)
-		tcf_bind_filter(tp, &fnew->res, base);
-
-	swapped = fl_swaps(fold, fnew);
-	err = fl_ht_insert(fold, fnew, extack);
+	swap = fl_swaps(fold, fnew);
+	err = fl_ht_insert(fold, fnew, swap, extack);
 	if (err)
 		goto err_handle;
 
 	/* Nothing fails from here on */
+	refcount_inc(&mask->refs);
 	mask->filters++;
 	if (grown)
 		fl_masks_publish(head, grown);
+	idr_replace(&head->handle_idr, fnew, fnew->handle);
 	if (fold)
-		fl_replace_commit(tp, fold, fnew, swapped);
-	*arg = fnew;
+		fl_filter_remove(head, fold, !swap);
+	refcount_inc(&fnew->refs);	/* the caller's, in *arg */
 	return 0;
 
 err_handle:
-	tcf_unbind_filter(tp, &fnew->res);
 	if (!fold)
 		idr_remove(&head->handle_idr, fnew->handle);
 err_grown:
+	fnew->mask = NULL;
 	kfree(grown);
 err_ht:
 	if (!found)
 		rhashtable_destroy(&mask->ht);
-err_filter:
-	fl_filter_discard(fnew);
 err_mask:
 	if (!found)
 		kfree(mask);
 	return err;
 }
 
+/* Adds a filter, or replaces @*arg, from already validated attributes */
+static int fl_change_filter(struct net *net, struct tcf_proto *tp,
+			    unsigned long base, u32 handle, struct nlattr **tb,
+			    struct nlattr *rate, void **arg, u32 flags,
+			    struct netlink_ext_ack *extack)
+{
+	struct cls_fl_head *head = fl_head(tp);
+	struct cls_fl_filter *fold = *arg;
+	struct fl_flow_mask *mask;
+	struct cls_fl_filter *fnew;
+	int err;
+
+	if (fold && handle && fold->handle != handle) {
+		NL_SET_ERR_MSG(extack, "Handle does not match the filter to replace");
+		return -EINVAL;
+	}
+
+	mask = kzalloc(sizeof(*mask), GFP_KERNEL);
+	if (!mask)
+		return -ENOBUFS;
+
+	fnew = fl_filter_create(net, tp, base, tb, rate, mask, flags, extack);
+	if (IS_ERR(fnew)) {
+		kfree(mask);
+		return PTR_ERR(fnew);
+	}
+
+	err = fl_check_tmplt(tp, mask, extack);
+	if (err) {
+		kfree(mask);
+	} else {
+		mutex_lock(&head->lock);
+		err = fl_insert(tp, fold, fnew, mask, handle, extack);
+		mutex_unlock(&head->lock);
+	}
+	if (err) {
+		fl_filter_discard(tp, fnew);
+		return err;
+	}
+
+	if (fold)
+		fl_filter_release(tp, fold);
+	*arg = fnew;
+	return 0;
+}
+
+/* A replace comes with fl_get()'s reference to the filter it replaces;
+ * the request gives it up here, whatever the outcome.
+ */
 static int fl_change(struct net *net, struct sk_buff *in_skb,
 		     struct tcf_proto *tp, unsigned long base, u32 handle,
 		     struct nlattr **tca, void **arg, u32 flags,
 		     struct netlink_ext_ack *extack)
 {
+	struct cls_fl_filter *fold = *arg;
 	struct nlattr **tb;
 	int err;
 
 	/* Too big for the stack */
 	tb = kcalloc(TCA_FLOWER_MAX + 1, sizeof(*tb), GFP_KERNEL);
-	if (!tb)
-		return -ENOBUFS;
+	if (!tb) {
+		err = -ENOBUFS;
+		goto out;
+	}
 
 	err = fl_parse_opts(tca[TCA_OPTIONS], tb, extack);
 	if (!err)
 		err = fl_change_filter(net, tp, base, handle, tb, tca[TCA_RATE],
 				       arg, flags, extack);
 	kfree(tb);
+out:
+	if (fold)
+		fl_filter_put(fold);
 	return err;
 }
 
+/* @arg comes with fl_get()'s reference, which goes here */
 static int fl_delete(struct tcf_proto *tp, void *arg, bool *last,
 		     bool rtnl_held, struct netlink_ext_ack *extack)
 {
 	struct cls_fl_head *head = fl_head(tp);
 	struct cls_fl_filter *f = arg;
+	bool gone;
 
-	rhashtable_remove_fast(&f->mask->ht, &f->ht_node, f->mask->ht_params);
-	idr_remove(&head->handle_idr, f->handle);
-	fl_mask_put(head, f->mask);
-	fl_filter_release(tp, f);
-
+	mutex_lock(&head->lock);
+	gone = f->deleted;
+	if (!gone) {
+		idr_remove(&head->handle_idr, f->handle);
+		fl_filter_remove(head, f, true);
+	}
 	*last = idr_is_empty(&head->handle_idr);
+	mutex_unlock(&head->lock);
+
+	if (!gone)
+		fl_filter_release(tp, f);
+	fl_filter_put(f);
+	if (gone) {
+		NL_SET_ERR_MSG(extack, "Filter was deleted by another request");
+		return -ENOENT;
+	}
 	return 0;
+}
+
+/* cls_api asks before it unlinks an instance that looked empty: a filter
+ * may have come since.  Once tp->deleting is set, fl_insert() refuses.
+ */
+static bool fl_delete_empty(struct tcf_proto *tp)
+{
+	struct cls_fl_head *head = fl_head(tp);
+	bool empty;
+
+	mutex_lock(&head->lock);
+	empty = idr_is_empty(&head->handle_idr);
+	spin_lock(&tp->lock);
+	WRITE_ONCE(tp->deleting, empty);
+	spin_unlock(&tp->lock);
+	mutex_unlock(&head->lock);
+	return empty;
 }
 
 /* Walks in handle order; arg->cookie is the handle to resume from, so a
  * dump of many filters spread over many messages stays linear.  The
  * iterator stops when the handle wraps, which it does after handle
- * 0xffffffff where a long has 32 bits.
+ * 0xffffffff where a long has 32 bits.  The IDR is read under RCU; a
+ * filter is held while arg->fn() runs, which may sleep, and one whose
+ * last reference is going is left out.
  */
 static void fl_walk(struct tcf_proto *tp, struct tcf_walker *arg,
 		    bool rtnl_held)
@@ -2113,14 +2286,23 @@ static void fl_walk(struct tcf_proto *tp, struct tcf_walker *arg,
 	struct cls_fl_head *head = fl_head(tp);
 	unsigned long handle = arg->cookie, tmp;
 	struct cls_fl_filter *f;
+	int stop;
 
+	rcu_read_lock();
 	idr_for_each_entry_continue_ul(&head->handle_idr, f, tmp, handle) {
-		if (arg->fn(tp, f, arg) < 0) {
+		if (!refcount_inc_not_zero(&f->refs))
+			continue;
+		rcu_read_unlock();
+		stop = arg->fn(tp, f, arg) < 0;
+		fl_filter_put(f);
+		rcu_read_lock();
+		if (stop) {
 			arg->stop = 1;
 			break;
 		}
 		arg->count++;
 	}
+	rcu_read_unlock();
 	arg->cookie = handle;
 }
 
@@ -2584,8 +2766,10 @@ static struct tcf_proto_ops cls_fl_ops __read_mostly = {
 	.init		= fl_init,
 	.destroy	= fl_destroy,
 	.get		= fl_get,
+	.put		= fl_put,
 	.change		= fl_change,
 	.delete		= fl_delete,
+	.delete_empty	= fl_delete_empty,
 	.walk		= fl_walk,
 	.dump		= fl_dump,
 	.terse_dump	= fl_terse_dump,
@@ -2595,6 +2779,7 @@ static struct tcf_proto_ops cls_fl_ops __read_mostly = {
 	.tmplt_reoffload = fl_tmplt_reoffload,
 	.tmplt_dump	= fl_tmplt_dump,
 	.owner		= THIS_MODULE,
+	.flags		= TCF_PROTO_OPS_DOIT_UNLOCKED,
 };
 
 static int __init cls_fl_init(void)

@@ -1,0 +1,139 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""insert_ab.py - parallel flower inserts, two modules in one guest run.
+
+Inserts take RTNL or not depending on the classifier (stock's flower and
+ours are both TCF_PROTO_OPS_DOIT_UNLOCKED), and what that is worth shows
+only with several CPUs, so this runs on a multi-vCPU guest in wall time,
+not under -icount (which brings up one vCPU only).  Host load moves wall
+time by +-15%, so the two modules alternate, round by round, in one boot,
+and the report gives medians and their ratio:
+
+    guest/run --smp 2 --no-load-flower -- /usr/bin/python3 -m bench.insert_ab \\
+        --module stock=build/mod/stock/.../cls_flower.ko \\
+        --module ours=build/mod/ours/.../cls_flower.ko --out DIR
+
+(`make bench-insert` does this.)  Each round: P `tc -b` processes at
+once, each adding N filters, all into prio 1 (one instance, the shape of
+upstream tdc's concurrency cases) and then one prio per process; the
+filters are counted in a dump afterwards, so a lost insert fails the run.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+from bench.classify import parallel_insert, parallel_rules
+
+DEV = 'insab0'
+LAYOUTS = ('one-prio', 'prio-per-process')
+
+
+def sh(cmd):
+    return subprocess.run(cmd, shell=True, check=True, text=True,
+                          capture_output=True).stdout
+
+
+def unload():
+    """rmmod, once the instances freed after a grace period are gone."""
+    for _ in range(100):
+        if subprocess.run(['rmmod', 'cls_flower'], capture_output=True)\
+                .returncode == 0 or not os.path.exists(
+                    '/sys/module/cls_flower'):
+            return
+        time.sleep(0.1)
+    sys.exit('insert_ab: cls_flower stays loaded')
+
+
+def load(path):
+    unload()
+    sh('insmod %s' % path)
+
+
+def one_round(layout, procs, per, tmp):
+    sh('ip link del %s 2>/dev/null || true' % DEV)
+    sh('ip link add %s type dummy && tc qdisc add dev %s clsact'
+       % (DEV, DEV))
+    paths = []
+    for k in range(procs):
+        paths.append(os.path.join(tmp, 'ab-%d.batch' % k))
+        with open(paths[-1], 'w') as f:
+            f.write('\n'.join(parallel_rules(layout, k, per, DEV)) + '\n')
+    wall, done = parallel_insert(paths)
+    n = sh('tc filter show dev %s ingress | grep -c "^filter .* handle"'
+           % DEV)
+    sh('ip link del %s' % DEV)
+    bad = [d for d in done if d[1] != 0]
+    if bad or int(n) != procs * per:
+        sys.exit('insert_ab: %s: %s filters of %d, failed: %s'
+                 % (layout, n.strip(), procs * per, bad[:2]))
+    return procs * per / wall
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--module', action='append', required=True,
+                   metavar='NAME=PATH')
+    p.add_argument('--procs', type=int, default=10)
+    p.add_argument('--per', type=int, default=10000)
+    p.add_argument('--rounds', type=int, default=3)
+    p.add_argument('--out', required=True)
+    a = p.parse_args()
+    mods = [m.split('=', 1) for m in a.module]
+    os.makedirs(a.out, exist_ok=True)
+    rates = {(name, lay): [] for name, _ in mods for lay in LAYOUTS}
+    for r in range(a.rounds):
+        for name, path in (mods if r % 2 == 0 else mods[::-1]):
+            load(path)
+            for lay in LAYOUTS:
+                rate = one_round(lay, a.procs, a.per, a.out)
+                rates[name, lay].append(rate)
+                print('round %d %-6s %-16s %8.0f filters/s'
+                      % (r + 1, name, lay, rate), flush=True)
+    unload()
+    rows = []
+    for lay in LAYOUTS:
+        row = dict(layout=lay, processes=a.procs, filters=a.procs * a.per,
+                   cpus=os.cpu_count(), rounds=a.rounds)
+        for name, _ in mods:
+            row[name] = round(statistics.median(rates[name, lay]))
+            row[name + '_all'] = [round(x) for x in rates[name, lay]]
+        if len(mods) == 2:
+            row['ratio'] = round(row[mods[1][0]] / row[mods[0][0]], 3)
+        rows.append(row)
+        print('%s: %s' % (lay, ', '.join('%s %d/s' % (n, row[n])
+                                         for n, _ in mods)) +
+              (', %s/%s %.2f' % (mods[1][0], mods[0][0], row['ratio'])
+               if len(mods) == 2 else ''))
+    with open(os.path.join(a.out, 'insert_ab.json'), 'w') as f:
+        json.dump(rows, f, indent=1)
+    with open(os.path.join(a.out, 'insert_ab.md'), 'w') as f:
+        f.write(markdown(rows, [n for n, _ in mods], a))
+
+
+def markdown(rows, names, a):
+    """The report: one row per layout, medians and every round."""
+    out = ['# Parallel inserts: %s in one guest run\n' % ' and '.join(names),
+           '%d `tc -b` processes at once, %d filters each, %d vCPUs, wall '
+           'time (not -icount); the modules alternate round by round, '
+           'medians of %d rounds.  `bench/insert_ab.py`, `make '
+           'bench-insert`.\n' % (a.procs, a.per, os.cpu_count(), a.rounds),
+           '| layout | ' + ' | '.join('%s: filters/s' % n for n in names) +
+           (' | %s / %s |' % (names[1], names[0]) if len(names) == 2
+            else ' |') + ' every round |',
+           '|---|' + '---:|' * (len(names) + (len(names) == 2)) + '---|']
+    for r in rows:
+        out.append('| %s | ' % r['layout'] +
+                   ' | '.join(str(r[n]) for n in names) +
+                   (' | %.2f' % r['ratio'] if 'ratio' in r else '') +
+                   ' | %s |' % '; '.join('%s %s' % (n, r[n + '_all'])
+                                         for n in names))
+    return '\n'.join(out) + '\n'
+
+
+if __name__ == '__main__':
+    main()
