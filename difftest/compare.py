@@ -32,6 +32,7 @@ import hashlib
 import json
 import os
 import random
+import struct
 import sys
 import time
 
@@ -42,14 +43,9 @@ from difftest import keys as K
 from difftest import packets as P
 
 # Declared differences: class (c), by design.  key -> (title, reason).
+# A refusal is one of them only when gen.predict_refusal() predicted it for
+# the filter, errno and extack exactly, with that class (refusal_class()).
 DESIGN = {
-    'refused-unimplemented': (
-        'refused key (by design): not implemented by ours',
-        'Ours refuses an attribute it does not implement (EOPNOTSUPP, '
-        '"Unsupported flower attribute ..."), never ignores it: ignoring '
-        'a key would match more traffic than asked for.  Keys being added '
-        '(ip_flags, cvlan_*, num_of_vlans, mpls_*, pppoe_sid, ppp_proto, '
-        'l2tpv3_sid) leave this class as they land.'),
     'refused-prerequisite': (
         'refused key (by design): key without its protocol prerequisite',
         'Ours refuses a key whose protocol / ip_proto prerequisite the '
@@ -82,10 +78,6 @@ DESIGN = {
         'stock stops at the fragment and leaves them zero.  Ports stay '
         'unread in any fragment on both.  A filter of the same prio can '
         'differ with it: the first filter found wins.'),
-    'refused-stacked-vlan': (
-        'refused key (by design): stacked VLAN ethertype',
-        'Ours (before cvlan support) refuses vlan_ethtype 802.1q/802.1ad '
-        '(a second tag), which stock turns into a cvlan match.'),
 }
 STOCK_BUGS = {
     'stock-zero-mask-addr': (
@@ -103,15 +95,9 @@ STOCK_BUGS = {
 # n_proto 0x8864, which the dissector replaces by the PPP payload's
 # protocol); regression case in tc-tests/filters/flower/regressions.json.
 OURS_BUGS = {}
-PREREQ_MSGS = ('Key requires',)
-UNIMPL_MSGS = ('Unsupported flower attribute',)
-RANGE_MSGS = ('VLAN id must be below', 'VLAN priority must be below',
-              'TCP flags mask has bits above 0xfff')
-STACKED_MSGS = ('Stacked VLAN tags are not supported',)
 # keys read from a first fragment's L4 header by ours only
 FIRST_FRAG_KEYS = ('tcp_flags', 'icmpv4_type', 'icmpv4_code', 'icmpv6_type',
                    'icmpv6_code', 'l2tpv3_sid')
-FLAGBITS_MSGS = ('Unsupported flower key flags',)
 
 
 def load(path):
@@ -120,24 +106,57 @@ def load(path):
 
 
 def refusal_class(f, o, s):
-    """Class of a filter one kernel refuses and the other accepts."""
-    if o['err'] and not s['err']:
-        m = o['msg']
-        if m.startswith(UNIMPL_MSGS):
-            return 'refused-unimplemented'
-        if m.startswith(PREREQ_MSGS):
-            # by design only if some key really lacks its prerequisite
-            # (the generator's model of how stock reads the filter)
-            if any(not G.need_met(f, K.KEY[k[0]]['need']) for k in f['keys']) \
-                    or (f['ip_proto'] is not None and not G.need_met(f, 'ip')):
-                return 'refused-prerequisite'
-            return None
-        if m.startswith(RANGE_MSGS):
-            return 'refused-range'
-        if m.startswith(STACKED_MSGS):
-            return 'refused-stacked-vlan'
-        if m.startswith(FLAGBITS_MSGS):
-            return 'refused-flag-bits'
+    """Class of a filter ours refuses and stock accepts: the declared
+    difference gen.py's model predicted for it (f['refusal']: errno,
+    extack, class), when ours refused it with exactly that errno and
+    extack; else None (unexplained).  The kernel's message alone never
+    makes a refusal by design: a valid vlan_id refused with "VLAN id must
+    be below 4096" is our bug."""
+    want = f.get('refusal')
+    if o['err'] and not s['err'] and want and want[2] in DESIGN and \
+            [o['err'], o['msg']] == list(want[:2]):
+        return want[2]
+    return None
+
+
+def model_mismatch(f, o):
+    """How ours' answer to a filter differs from its model (gen.py's
+    prediction), or None; a filter without a prediction has none."""
+    if 'refusal' not in f:
+        return None
+    want = f['refusal']
+    got = [o['err'], o['msg']] if o['err'] else None
+    if (want and list(want[:2])) == got:
+        return None
+    return 'ours %s, its model predicts %s' % (
+        'refuses (%d: %s)' % tuple(got) if got else 'accepts',
+        'refusal (%d: %s)' % tuple(want[:2]) if want else 'acceptance')
+
+
+def addr_header(hexs):
+    """The family (4 or 6) of the complete IP header the frame carries
+    where the flow dissector reads addresses (after VLAN tags and a PPPoE
+    session header), or None: IPv4 with version 4, IHL >= 5, the IHL's
+    bytes present and a total length that holds them; IPv6 with version 6
+    and its 40 bytes."""
+    b = bytes.fromhex(hexs)
+    off = 12
+    et = struct.unpack_from('>H', b, off)[0] if len(b) >= off + 2 else None
+    while et in K.VLAN_TPIDS and len(b) >= off + 6:
+        off += 4
+        et = struct.unpack_from('>H', b, off)[0]
+    off += 2
+    if et == K.PROTOS['ppp_ses'] and len(b) >= off + 8:
+        et = {0x21: 0x0800, 0x57: 0x86dd}.get(
+            struct.unpack_from('>H', b, off + 6)[0])
+        off += 8
+    if et == 0x0800 and len(b) >= off + 20:
+        ihl = (b[off] & 0xf) * 4
+        tot = struct.unpack_from('>H', b, off + 2)[0]
+        if b[off] >> 4 == 4 and 20 <= ihl <= min(tot, len(b) - off):
+            return 4
+    if et == 0x86dd and len(b) >= off + 40 and b[off] >> 4 == 6:
+        return 6
     return None
 
 
@@ -171,7 +190,11 @@ def pair_class(bi, fi, pj, filters, ov, sv, batch=None):
         if any(reads_first_fragment(filters[ti]) for ti in same):
             return 'first-fragment-l4'
     zk = [k for k in f['keys'] if k[0] in K.ZERO_MASK_ADDR_KEYS and k[2] == 0]
-    if zk and o == 1 and s == 0:
+    # the stock bug only where the frame has an address of the key's
+    # family: ours matching a frame without one would be our bug
+    family = {4 if k[0].startswith('ipv4') else 6 for k in zk}
+    if zk and o == 1 and s == 0 and batch is not None and \
+            family == {addr_header(batch['packets'][pj]['hex'])}:
         twins = [ti for ti, t in enumerate(filters) if t.get('twin_of') == fi]
         for ti in twins:
             if ti in ov and ti in sv and ov[ti] == 1 and sv[ti] == 1:
@@ -189,9 +212,21 @@ def class_title(c):
     return 'UNEXPLAINED'
 
 
-def run_problems(ours, stock, compared, min_verdicts):
+def uncovered(cases, ours, stock):
+    """Keys of keys.py in no filter both kernels accepted (under a
+    non-zero mask): keys the run compared no verdict of."""
+    seen = set()
+    for b, ob, sb in zip(cases['batches'], ours['batches'], stock['batches']):
+        for f, o, s in zip(b['filters'], ob['filters'], sb['filters']):
+            if not o['err'] and not s['err']:
+                seen.update(name for name, _v, m in f['keys']
+                            if G.full_mask(K.KEY[name], m))
+    return [k['name'] for k in K.KEYS if k['name'] not in seen]
+
+
+def run_problems(ours, stock, compared, min_verdicts, cases=None):
     """Why a comparison of these two result files proves nothing, as lines
-    (none: it counts)."""
+    (none: it counts).  cases: also every key must have been compared."""
     problems = []
     ids = [doc.get('srcversion') for doc in (ours, stock)]
     if not all(ids):
@@ -212,6 +247,10 @@ def run_problems(ours, stock, compared, min_verdicts):
     if compared < min_verdicts:
         problems.append('%d verdicts compared, fewer than the %d asked '
                         '(--min-verdicts)' % (compared, min_verdicts))
+    missing = uncovered(cases, ours, stock) if cases else []
+    if missing:
+        problems.append('no filter both kernels accepted has key %s '
+                        '(--cover)' % ', '.join(missing))
     return problems
 
 
@@ -240,6 +279,10 @@ def analyse(cases, ours, stock):
                                      'refuses (%d: %s)' % (s['err'], s['msg'])
                                      if s['err'] else 'accepts')))
                 continue
+            miss = model_mismatch(f, o)
+            if miss:
+                divs.append(dict(batch=bi, filter=fi, packet=None, cls=None,
+                                 what=miss, model=f['refusal']))
             if o['err']:
                 continue
             compared += len(sent)
@@ -340,6 +383,7 @@ def shrink_cases(cases, reps, seed):
             g.pop('twin_of', None)
             g['attrs'] = G.encode_filter(g)
             g['desc'] = G.describe(g)
+            g['refusal'] = G.predict_refusal(g)
             fidx.append(len(cur['filters']))
             cur['filters'].append(g)
         for name, spec in pk:
@@ -432,6 +476,8 @@ def tdc_case(r, seed):
         # the correct outcome: stock's for (a) and unexplained, else ours'
         o, st = r.get('min_errs') or ({}, {})
         want = st if cls in OURS_BUGS or cls == 'UNEXPLAINED' else o
+        if 'model' in r:        # ours unlike its model: the model's answer
+            want = dict(err=r['model'][0]) if r['model'] else {}
         case['expExitCode'] = str(want.get('err', 0))
         case['verifyCmd'] = '$TC filter show dev $DEV1 ingress'
         case['matchPattern'] = 'flower'
@@ -481,6 +527,9 @@ def main():
     ap.add_argument('--doc')
     ap.add_argument('--wall', type=int)
     ap.add_argument('--final', action='store_true')
+    ap.add_argument('--cover', action='store_true',
+                    help='fail unless every key of keys.py is in a filter '
+                    'both kernels accepted')
     ap.add_argument('--min-verdicts', type=int, default=1, metavar='N',
                     help='fail unless at least N verdicts were compared '
                     '(default 1)')
@@ -556,9 +605,14 @@ def main():
         print('difftest: %s (%s): runner %.1f s, send+read %.1f s = %.3f s per '
               '1,000 verdicts' % (v, doc['kernel'], doc['seconds'], ts,
                                   1000 * doc['seconds'] / max(1, nv[v])))
+    missing = uncovered(cases, ours, stock)
+    print('difftest: keys in a filter both kernels accepted: %d of %d%s' % (
+        len(K.KEYS) - len(missing), len(K.KEYS),
+        ' (none has %s)' % ', '.join(missing) if missing else ''))
     print('difftest: divergences by class: ' + (', '.join(
         '%s %d' % (class_title(c), n) for c, n in sorted(by_class.items())) or 'none'))
-    problems = run_problems(ours, stock, compared, a.min_verdicts)
+    problems = run_problems(ours, stock, compared, a.min_verdicts,
+                            cases if a.cover else None)
     if a.doc and not problems:
         write_doc(a.doc, cases, ours, stock, compared, nv, divs, by_class,
                   lines, shrunk, tdc, a.wall)

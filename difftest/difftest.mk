@@ -6,7 +6,10 @@
 #                          divergences classified, shrunk, printed as tdc
 #                          cases; docs/difftest.md.  DT_SEED=N (default 1)
 #   make difftest-smoke    the same, bounded (>= 10,000 verdicts a kernel,
-#                          a few minutes), for the gate; no docs
+#                          a few minutes), for the gate; no docs.  Its seed
+#                          is the UTC date (YYYYMMDD), printed; DT_SEED=N
+#                          on the command line replays seed N.  Two
+#                          batches: dtr's ingress and dtx's egress
 #   make stock-ext         the cheap stock variant: the pristine tree's
 #                          net/sched/cls_flower.c built as an external
 #                          module (kbuild M=) against build/obj/ours, put
@@ -20,6 +23,12 @@ DT_BATCHES     ?= 3
 DT_FILTERS     ?= 150
 DT_K           ?= 4
 DT_SMOKE_FILTERS ?= 60
+DT_SMOKE_BATCHES ?= 2
+# a new seed every day, unless one is asked for (a failure is replayed
+# with the seed its output names)
+ifeq ($(origin DT_SMOKE_SEED),undefined)
+DT_SMOKE_SEED  := $(if $(filter command line environment,$(origin DT_SEED)),$(DT_SEED),$(shell date -u +%Y%m%d))
+endif
 # the report fails with fewer verdicts compared (compare.py --min-verdicts)
 DT_MIN_VERDICTS ?= 1
 DT_SMOKE_MIN_VERDICTS ?= 10000
@@ -79,7 +88,8 @@ difftest-run:
 	@mkdir -p $(DT_OUT)
 	@start=$$(date +%s); \
 	cd $(REPO) && $(PYTHON) -m difftest.gen --seed $(DT_SEED) --batches $(DT_BATCHES) \
-		--filters $(DT_FILTERS) --out $(DT_OUT)/$(DT_NAME).json; \
+		--filters $(DT_FILTERS) --cover --out $(DT_OUT)/$(DT_NAME).json || { \
+		echo "0 passed, 1 failed"; exit 1; }; \
 	for v in ours stock; do \
 		t0=$$(date +%s); \
 		$(REPO)/guest/run --variant $$v --timeout $(DT_TIMEOUT) -- \
@@ -105,7 +115,7 @@ difftest-run:
 	$(PYTHON) -m difftest.compare --cases $(DT_OUT)/$(DT_NAME).json \
 		--ours $(DT_OUT)/$(DT_NAME)-ours.json --stock $(DT_OUT)/$(DT_NAME)-stock.json \
 		$$shrink --tdc-out $(DT_OUT)/$(DT_NAME)-tdc.json \
-		--min-verdicts $(DT_MIN_VERDICTS) \
+		--min-verdicts $(DT_MIN_VERDICTS) --cover \
 		--wall $$(( $$(date +%s) - start )) $(DT_DOCARG) --final
 
 difftest:
@@ -118,6 +128,8 @@ difftest:
 difftest-smoke:
 	@$(MAKE) --no-print-directory guest
 	@$(MAKE) --no-print-directory stock-ext
-	@$(MAKE) --no-print-directory difftest-run DT_NAME=smoke$(DT_SEED) \
-		DT_BATCHES=1 DT_FILTERS=$(DT_SMOKE_FILTERS) DT_DOCARG= \
+	@echo "difftest-smoke: seed $(DT_SMOKE_SEED) (replay: make difftest-smoke DT_SEED=$(DT_SMOKE_SEED))"
+	@$(MAKE) --no-print-directory difftest-run DT_NAME=smoke \
+		DT_SEED=$(DT_SMOKE_SEED) DT_BATCHES=$(DT_SMOKE_BATCHES) \
+		DT_FILTERS=$(DT_SMOKE_FILTERS) DT_DOCARG= \
 		DT_MIN_VERDICTS=$(DT_SMOKE_MIN_VERDICTS)

@@ -229,11 +229,13 @@ def gen_filter(rng, clean=False, nkeys=None):
         m = rand_mask(rng, k) if k['mask'] else None
         v = rand_value(rng, k)
         if clean:
+            # an absent mask is all ones: beyond a key's bits (tcp_flags'
+            # 0xfff) ours refuses it, so give the valid bits as the mask
             v &= k['bits']
-            if m is not None:
-                m &= k['bits']
-                if m == 0 and k['name'] in K.ZERO_MASK_ADDR_KEYS:
-                    m = None
+            if k['mask'] and full_mask(k, m) & ~k['bits']:
+                m = full_mask(k, m) & k['bits']
+            if m == 0 and k['name'] in K.ZERO_MASK_ADDR_KEYS:
+                m = None
         f['keys'].append([k['name'], v, m])
     if rng.random() < 0.05 and not clean:
         f['indev'] = RX_DEV if rng.random() < 0.7 else 'lo'
@@ -264,7 +266,7 @@ def mask_bits(f):
 def sub_mask(rng, k, m):
     """A mask with some of the bits of m (None: all), never none: its
     leading bits (a shorter prefix) or a random subset."""
-    base = full_mask(k, m)
+    base = full_mask(k, m) & k['bits']
     bits = [i for i in range(8 * k['width']) if base >> i & 1]
     if len(bits) < 2:
         return m
@@ -311,6 +313,139 @@ def gen_group(rng, size):
     else:
         rng.shuffle(members)
     return members
+
+
+# --- what ours answers: the model of its refusals -------------------------
+# ours' fl_change() (kernel/net/sched/cls_flower.c), for the keys this
+# generator makes, in ours' order: the protocol and the tags' ranges
+# (fl_set_key_eth_type), ip_flags, MPLS, then the rows of fl_keys[]
+# (ip_proto first), then fl_check_tags and the TCP flags mask.  Each
+# refusal is [errno, extack, class]: class names the declared difference
+# (compare.DESIGN) when stock accepts such a filter, None when it is no
+# declared difference (stock refuses it too, or the generator erred).
+EINVAL, EOPNOTSUPP = 22, 95
+NEED_MSG = {
+    'ip': 'Key requires protocol ip or ipv6',
+    'ipv4': 'Key requires protocol ip', 'ipv6': 'Key requires protocol ipv6',
+    'tcp': 'Key requires ip_proto tcp', 'udp': 'Key requires ip_proto udp',
+    'sctp': 'Key requires ip_proto sctp',
+    'icmp4': 'Key requires protocol ip and ip_proto icmp',
+    'icmp6': 'Key requires protocol ipv6 and ip_proto icmpv6',
+    'arp': 'Key requires protocol arp or rarp',
+    'vlan': 'Key requires protocol 802.1q or 802.1ad',
+    'cvlan': 'Key requires vlan_ethtype 802.1q or 802.1ad',
+    'mpls': 'Key requires protocol mpls_uc or mpls_mc',
+    'ppp': 'Key requires protocol ppp_ses',
+    'l2tp': 'Key requires ip_proto l2tp'}
+# fl_keys[] after IP_PROTO (the VLAN, MPLS and PPP keys are parsed elsewhere)
+ROWS = ('eth_dst', 'eth_src', 'num_of_vlans', 'pppoe_sid', 'ipv4_src',
+        'ipv4_dst', 'ipv6_src', 'ipv6_dst', 'ip_tos', 'ip_ttl', 'tcp_src',
+        'tcp_dst', 'udp_src', 'udp_dst', 'sctp_src', 'sctp_dst',
+        'tcp_flags', 'icmpv4_type', 'icmpv4_code', 'icmpv6_type',
+        'icmpv6_code', 'arp_op', 'arp_sip', 'arp_tip', 'arp_sha', 'arp_tha',
+        'l2tpv3_sid')
+# fl_set_key_pppoe(): ppp_proto ip/ipv6/mpls is also the filter's n_proto
+PPP_CARRIED = {0x21: 'ip', 0x57: 'ipv6', 0x281: 'mpls_uc', 0x283: 'mpls_mc'}
+# (key, largest value, extack, class): stock masks VLAN values silently,
+# and refuses the MPLS ones as ours does (no declared difference)
+TAG_RANGES = (('_id', 0xfff, 'VLAN id must be below 4096'),
+              ('_prio', 7, 'VLAN priority must be below 8'))
+MPLS_RANGES = (('mpls_bos', 1, 'Bottom Of Stack (BOS) must be 0 or 1'),
+               ('mpls_tc', 7, 'Traffic Class (TC) must be between 0 and 7'),
+               ('mpls_label', 0xfffff, 'Label must be between 0 and 1048575'))
+FLAGS_MSG = 'Unsupported flower key flags: only frag and firstfrag'
+TCP_FLAGS_MSG = 'TCP flags mask has bits above 0xfff, which no packet sets'
+
+
+def predict_refusal(f):
+    """[errno, extack, class] of ours' refusal of filter f, or None: ours
+    accepts it."""
+    kv = {name: (v, m) for name, v, m in f['keys']}
+    nv = kv['num_of_vlans'][0] if 'num_of_vlans' in kv else 0
+    st = dict(n_proto=None, ip_proto=None, tag0=False, tag1=False,
+              pppoe=False)
+
+    def is_tag(et, before):         # fl_is_tag()
+        return et in VLANS or nv > before
+
+    def inner(et):                  # fl_set_key_inner()
+        if et == 'ppp_ses':
+            st['pppoe'] = True
+            if 'ppp_proto' in kv:
+                st['n_proto'] = PPP_CARRIED.get(kv['ppp_proto'][0])
+        else:
+            st['n_proto'] = et
+
+    def tag(pre):                   # fl_set_key_tag(): the range checks
+        for suffix, top, msg in TAG_RANGES:
+            if pre + suffix in kv and kv[pre + suffix][0] > top:
+                return [EINVAL, msg, 'refused-range']
+        return None
+
+    def met(need):                  # fl_need_met()
+        np, ipp = st['n_proto'], st['ip_proto']
+        return {'any': True, 'ip': np in ('ip', 'ipv6'), 'ipv4': np == 'ip',
+                'ipv6': np == 'ipv6', 'tcp': ipp == 6, 'udp': ipp == 17,
+                'sctp': ipp == 132, 'l2tp': ipp == 115,
+                'icmp4': np == 'ip' and ipp == 1,
+                'icmp6': np == 'ipv6' and ipp == 58,
+                'arp': np in ('arp', 'rarp'), 'mpls': np in ('mpls_uc', 'mpls_mc'),
+                'vlan': st['tag0'], 'cvlan': st['tag1'],
+                'ppp': st['pppoe']}[need]
+
+    def prereq(need):
+        return [EINVAL, NEED_MSG[need], 'refused-prerequisite']
+
+    # fl_set_key_eth_type(), fl_set_key_vlans()
+    if is_tag(f['proto'], 0):
+        r = tag('vlan')
+        if r:
+            return r
+        st['tag0'] = True
+        if not is_tag(f['vlan_eth'], 1):
+            if f['vlan_eth']:
+                inner(f['vlan_eth'])
+        else:
+            r = tag('cvlan')
+            if r:
+                return r
+            st['tag1'] = True
+            if f['cvlan_eth']:
+                inner(f['cvlan_eth'])
+    elif f['proto'] != 'all':
+        inner(f['proto'])
+    # fl_set_key_ip_flags(): any protocol
+    if 'ip_flags' in kv:
+        v, m = kv['ip_flags']
+        if m is None:
+            return [EINVAL, 'Missing flags mask', None]
+        if (v | m) & ~0x3:
+            return [EOPNOTSUPP, FLAGS_MSG, 'refused-flag-bits']
+    # fl_set_key_mpls()
+    if any(n in kv for n in ('mpls_ttl', 'mpls_bos', 'mpls_tc', 'mpls_label')):
+        if not met('mpls'):
+            return prereq('mpls')
+        for name, top, msg in MPLS_RANGES:
+            if name in kv and kv[name][0] & ~top:
+                return [EINVAL, msg, None]
+    # fl_keys[]
+    if f['ip_proto'] is not None:
+        if not met('ip'):
+            return prereq('ip')
+        st['ip_proto'] = f['ip_proto']
+    for name in ROWS:
+        if name in kv and not met(K.KEY[name]['need']):
+            return prereq(K.KEY[name]['need'])
+    # fl_check_tags(), fl_check_tcp_flags()
+    for need, attrs in (('vlan', ('vlan_id', 'vlan_prio', 'vlan_eth')),
+                        ('cvlan', ('cvlan_id', 'cvlan_prio', 'cvlan_eth')),
+                        ('ppp', ('ppp_proto',))):
+        if any(a in kv or f.get(a) for a in attrs) and not met(need):
+            return prereq(need)
+    if 'tcp_flags' in kv and \
+            full_mask(K.KEY['tcp_flags'], kv['tcp_flags'][1]) & ~0xfff:
+        return [EINVAL, TCP_FLAGS_MSG, 'refused-range']
+    return None
 
 
 def encode_filter(f):
@@ -684,9 +819,44 @@ def random_spec(rng):
     return base_spec(rng, f)
 
 
-def gen_batch(rng, nfilters, index0=0):
+def covered(filters):
+    """Keys under a non-zero mask in a filter ours is predicted to take."""
+    return {name for f in filters if predict_refusal(f) is None
+            for name, _v, m in f['keys'] if full_mask(K.KEY[name], m)}
+
+
+def gen_filter_with(rng, name):
+    """A clean filter with key name under a non-zero mask: random clean
+    filters until one has the key's prerequisite (num_of_vlans: its own
+    form, chosen first), then the key added."""
+    k = K.KEY[name]
+    for _ in range(5000):
+        f = gen_filter(rng, clean=True, nkeys=rng.randint(0, 2))
+        if name == 'num_of_vlans' and not f.get('nvlans_form'):
+            continue
+        if name != 'num_of_vlans':
+            if not need_met(f, k['need']):
+                continue
+            f['keys'] = [x for x in f['keys'] if x[0] != name]
+            m = rand_mask(rng, k) if k['mask'] else None
+            if m is not None:
+                m &= k['bits']
+            if k['mask'] and not full_mask(k, m) & k['bits']:
+                m = None
+            if k['mask'] and full_mask(k, m) & ~k['bits']:
+                m = k['bits']
+            f['keys'].insert(rng.randint(0, len(f['keys'])),
+                             [name, rand_value(rng, k) & k['bits'], m])
+        if predict_refusal(f) is None and name in covered([f]):
+            return f
+    raise RuntimeError('no clean filter with key %s' % name)
+
+
+def gen_batch(rng, nfilters, index0=0, cover=False):
     """nfilters filters (twins not counted): solo ones in a prio each,
-    and groups in one prio each (GROUP_START, GROUP_SIZES)."""
+    and groups in one prio each (GROUP_START, GROUP_SIZES).  cover: then
+    one more filter (a prio of its own) for each key no filter ours takes
+    has, so that every key of keys.py is matched in the batch."""
     filters, packets, prios, handles, groups = [], [], [], [], []
     made = 0
     while made < nfilters:
@@ -718,6 +888,13 @@ def gen_batch(rng, nfilters, index0=0):
             filters.append(tw)
             prios.append(prios[-1] + 1)
             handles.append(1)
+    have = covered(filters) if cover else {k['name'] for k in K.KEYS}
+    for k in K.KEYS:
+        if k['name'] not in have:
+            filters.append(gen_filter_with(rng, k['name']))
+            filters[-1]['cover'] = k['name']
+            prios.append((prios[-1] if prios else 0) + 1)
+            handles.append(1)
     for fi, f in enumerate(filters):
         if 'twin_of' in f:
             continue
@@ -744,6 +921,7 @@ def gen_batch(rng, nfilters, index0=0):
     for fi, f in enumerate(filters):
         f['attrs'] = encode_filter(f)
         f['desc'] = describe(f)
+        f['refusal'] = predict_refusal(f)
         if 'group' in f:
             g = groups[f['group']]
             f['desc'] += ' [prio %d: mask %d of %d]' % (
@@ -763,10 +941,14 @@ def main():
     ap.add_argument('--batches', type=int, default=2)
     ap.add_argument('--filters', type=int, default=130,
                     help='filters per batch (before twins)')
+    ap.add_argument('--cover', action='store_true',
+                    help='every key of keys.py in a filter ours takes, in '
+                    'every batch (a filter more for each key missing)')
     ap.add_argument('--out', required=True)
     a = ap.parse_args()
     rng = random.Random(a.seed)
-    batches = [gen_batch(rng, a.filters) for _ in range(a.batches)]
+    batches = [gen_batch(rng, a.filters, cover=a.cover)
+               for _ in range(a.batches)]
     # even batches on dtr's ingress (outer tag accelerated), odd ones on
     # dtx's egress (tags in the frame); a single batch: by seed
     for bi, b in enumerate(batches):
@@ -776,11 +958,13 @@ def main():
     with open(a.out, 'w') as fp:
         json.dump(doc, fp)
     nv = sum(len(b['filters']) * len(b['packets']) for b in batches)
-    print('difftest: seed %d: %d batches, %d filters (%d in %d groups), '
-          '%d frames, %d pairs'
-          % (a.seed, len(batches), sum(len(b['filters']) for b in batches),
+    print('difftest: seed %d: %d batches (%s), %d filters (%d in %d groups, '
+          '%d added to cover a key), %d frames, %d pairs'
+          % (a.seed, len(batches), ' '.join(b['hook'] for b in batches),
+             sum(len(b['filters']) for b in batches),
              sum(len(g) for b in batches for g in b['groups']),
              sum(len(b['groups']) for b in batches),
+             sum('cover' in f for b in batches for f in b['filters']),
              sum(len(b['packets']) for b in batches), nv))
 
 

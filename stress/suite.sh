@@ -3,11 +3,18 @@
 # stress/suite.sh PART... -- runs in the test guest (see stress/README.md).
 #
 # PART: fuzz, churn, lifecycle, corpus (the flower tdc corpus, tdc.py -c
-# flower, TAP in $STRESS_OUT/corpus.tap; its skipped cases are counted in
-# corpus.result.json).  Each part's output goes to stdout and to
-# $STRESS_OUT/<part>.out, its counts to $STRESS_OUT/<part>.json; the last
-# line is the sum of the parts' "N passed, N failed" lines.  Exit status 0
-# when every part passed.
+# flower, TAP in $STRESS_OUT/corpus.tap).  Each part's output goes to
+# stdout and to $STRESS_OUT/<part>.out, its counts to
+# $STRESS_OUT/<part>.json and <part>.result.json; the last line is the sum
+# of the parts' "N passed, N failed" lines.  Exit status 0 when every part
+# passed.
+#
+# A skip is a pass of nothing, so it counts as failed: the skipped cases
+# of a part's "N passed, N failed, N skipped" line, and each line of a
+# part that says a piece of it was skipped ("failslab: not available on
+# this kernel, skipped").  A lifecycle piece left out on purpose
+# (LIFE_SKIP) is not run and not counted; the "===" line of the part
+# names it, so that the output says what did not run.
 #
 # Environment (all optional):
 #   STRESS_SEED        seed of every part (default 1)
@@ -23,7 +30,8 @@
 #   STRESS_KMSG        a line written to /dev/kmsg first (self-test of the
 #                      splat path: "WARNING: test" must fail the run)
 
-PY=/usr/bin/python3
+# STRESS_PY: the python running the parts (the suite's tests use a fake)
+PY=${STRESS_PY:-/usr/bin/python3}
 HERE=$(dirname "$0")
 # the parts are modules of the repository's packages (python3 -m)
 cd "$HERE/.." || exit 2
@@ -89,11 +97,22 @@ for part in "$@"; do
 	if [ "$prc" != 0 ] && [ "$f" = 0 ]; then
 		f=1
 	fi
+	# pieces of the part that said they were skipped
+	pieces=$(grep -cE '^[a-z_-]+: .*, skipped$' "$OUT/$part.out")
+	skipped=$((skipped + pieces))
+	if [ "$skipped" != 0 ]; then
+		echo "suite: $part: $skipped skipped, counted as failed"
+		f=$((f + skipped))
+	fi
+	notrun=
+	if [ "$part" = lifecycle ] && [ -n "${LIFE_SKIP:-}" ]; then
+		notrun=$(echo $LIFE_SKIP)
+	fi
 	total_p=$((total_p + p))
 	total_f=$((total_f + f))
 	[ "$f" = 0 ] || rc=1
-	echo "=== $part: $p passed, $f failed, exit $prc, $((end - start)) s (guest clock)"
-	echo "{\"part\": \"$part\", \"args\": \"$args\", \"passed\": $p, \"failed\": $f, \"skipped\": $skipped, \"exit\": $prc, \"guest_seconds\": $((end - start))}" >"$OUT/$part.result.json"
+	echo "=== $part: $p passed, $f failed ($skipped of them skipped), exit $prc, $((end - start)) s (guest clock)${notrun:+; not run (LIFE_SKIP): $notrun}"
+	echo "{\"part\": \"$part\", \"args\": \"$args\", \"passed\": $p, \"failed\": $f, \"skipped\": $skipped, \"not_run\": \"$notrun\", \"exit\": $prc, \"guest_seconds\": $((end - start))}" >"$OUT/$part.result.json"
 done
 echo "$total_p passed, $total_f failed"
 exit $rc
