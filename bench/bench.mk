@@ -2,7 +2,7 @@
 # which defines REPO, BUILD, PYTHON, VARIANT.
 #
 #   make bench                 full run in one guest (~10-30 min under TCG),
-#                              then bench/report.py: table.md + plot.png
+#                              then bench.report: table.md + plot.png
 #   make bench VARIANT=stock   the same on the tree's own cls_flower
 #                              (make stock-ext: the stock module on ours'
 #                              kernel; results in build/guest-out/
@@ -58,10 +58,10 @@ bench:
 
 bench-report:
 	@if [ -f $(BENCH_OUT)/results.json ]; then \
-		$(PYTHON) $(REPO)/bench/report.py $(BENCH_OUT) \
+		cd $(REPO) && $(PYTHON) -m bench.report $(BENCH_OUT) \
 		  $(if $(wildcard $(BENCH_STOCK)/results.json),--stock $(BENCH_STOCK)); \
 	else \
-		$(PYTHON) $(REPO)/bench/report.py $(BENCH_DIR); \
+		cd $(REPO) && $(PYTHON) -m bench.report $(BENCH_DIR); \
 	fi
 
 # Ends with `N passed, N failed` (guest checks + the host-side report).
@@ -73,7 +73,7 @@ bench-smoke:
 	$(BENCH_RUN) --timeout 600 \
 		--console-log $(BUILD)/logs/console-bench-smoke-$(VARIANT).log -- \
 		$(PYTHON) bench/classify.py --smoke --out $(BENCH_SMOKE) || rc=$$?; \
-	$(PYTHON) $(REPO)/bench/report.py --summary --guest-rc $$rc $(BENCH_SMOKE)
+	cd $(REPO) && $(PYTHON) -m bench.report --summary --guest-rc $$rc $(BENCH_SMOKE)
 
 bench-jobs:
 	@$(MAKE) --no-print-directory deps

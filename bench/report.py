@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Host side: results.json of bench/classify.py -> plot.png + table.md.
 
-  bench/report.py DIR [--stock STOCKDIR] [--out OUTDIR]
-  bench/report.py --summary --guest-rc RC DIR     (make bench-smoke)
+  python3 -m bench.report DIR [--stock STOCKDIR] [--out OUTDIR]
+  python3 -m bench.report --summary --guest-rc RC DIR   (make bench-smoke)
 
 DIR (and STOCKDIR, a run on the stock kernel) hold results.json; plot.png
 and table.md go to OUTDIR (default DIR).
@@ -11,6 +11,8 @@ import argparse
 import json
 import os
 import sys
+
+from flower import guest
 
 ORDER = ["flower", "flower-prios", "u32"]
 LABEL = {"flower": "flower, one instance (hash)",
@@ -575,7 +577,9 @@ def summary(a):
         passed, failed = passed + bool(ok), failed + (not ok)
         print("%s  %s%s" % ("ok  " if ok else "FAIL", name,
                             (": " + detail) if detail else ""))
-    check("guest run exited 0", a.guest_rc == 0, "exit %d" % a.guest_rc)
+    check("guest run exited 0", a.guest_rc == 0, "exit %d%s" % (
+        a.guest_rc, " (%s)" % guest.verdict(a.guest_rc)
+        if guest.verdict(a.guest_rc) else ""))
     try:
         res = load(a.dir)
     except (OSError, ValueError) as e:

@@ -23,10 +23,16 @@ spec keys:
 import copy
 import struct
 
-ETH_P = dict(ipv4=0x0800, ipv6=0x86dd, arp=0x0806, rarp=0x8035,
-             mpls=0x8847, mpls_mc=0x8848, pppoe=0x8864)
-L4_PROTO = dict(tcp=6, udp=17, sctp=132, icmp=1, icmp6=58, l2tp=115,
-                gre=47, ipip=4, ip6ip=41)
+from flower import uapi
+
+# The model's names for ethertypes and IP protocols -> flower.uapi's names.
+ETH_P = {model: uapi.ETH_P[name] for model, name in (
+    ('ipv4', 'ip'), ('ipv6', 'ipv6'), ('arp', 'arp'), ('rarp', 'rarp'),
+    ('mpls', 'mpls_uc'), ('mpls_mc', 'mpls_mc'), ('pppoe', 'ppp_ses'))}
+L4_PROTO = {model: uapi.IP_PROTO[name] for model, name in (
+    ('tcp', 'tcp'), ('udp', 'udp'), ('sctp', 'sctp'), ('icmp', 'icmp'),
+    ('icmp6', 'icmpv6'), ('l2tp', 'l2tp'), ('gre', 'gre'), ('ipip', 'ipip'),
+    ('ip6ip', 'ipv6'))}
 PROTO_L4 = {v: k for k, v in L4_PROTO.items()}
 
 

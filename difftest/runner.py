@@ -5,8 +5,9 @@ filters, send its frames, read which filter counted which frame.
 
 Runs inside the QEMU guest (guest/run) on whatever flower the kernel has.
 No scapy, no pyroute2: frames come pre-built (hex) from difftest/gen.py,
-filters as pre-encoded TCA_OPTIONS attributes; netlink is spoken here
-with struct, because under TCG every Python-level decode costs.
+filters as pre-encoded TCA_OPTIONS attributes; netlink is spoken with
+flower.nl (struct, no pyroute2), because under TCG every Python-level
+decode costs.
 
 Setup: veth dtx <-> dtr, IPv6 off (no RS/MLD/DAD chatter), clsact on dtr.
 Filter i of a batch goes to the batch's prio[i] with handle[i] (without
@@ -24,7 +25,7 @@ delta, in binary, says which of the K frames it counted.  The guard's
 delta must be exactly 2^K-1 (else the round is retried): a stray frame
 or a late softirq cannot go unnoticed.
 
-usage: runner.py CASES.json OUT.json [--rounds-k K] [--only B:F,...]
+usage: python3 -m difftest.runner CASES.json OUT.json [--rounds-k K] [--only B:F,...]
 """
 import json
 import os
@@ -34,14 +35,14 @@ import subprocess
 import sys
 import time
 
-NETLINK_ROUTE = 0
-RTM_NEWTFILTER, RTM_GETACTION = 44, 50
-NLM_F_REQUEST, NLM_F_MULTI, NLM_F_ACK = 1, 2, 4
-NLM_F_EXCL, NLM_F_CREATE, NLM_F_DUMP = 0x200, 0x400, 0x300
-NLMSG_ERROR, NLMSG_DONE = 2, 3
-NETLINK_EXT_ACK = 11
-NLMSGERR_ATTR_MSG = 1
-TCA_KIND, TCA_OPTIONS = 1, 2
+from difftest.keys import PROTOS
+from flower.nl import (NLM_F_CREATE, NLM_F_DUMP, NLM_F_EXCL, RTM_GETACTION,
+                       RTM_NEWTFILTER, TC_H_CLSACT_EGRESS,
+                       TC_H_CLSACT_INGRESS, TCA_KIND, TCA_OPTIONS, NLSock,
+                       nest, nla, tcmsg)
+from flower.nl import attrs_by_type as parse_attrs
+from flower.uapi import ETH_P_ALL
+
 TCA_FLOWER_ACT = 3
 TCA_MATCHALL_ACT = 2
 TCA_ACT_KIND, TCA_ACT_OPTIONS, TCA_ACT_INDEX, TCA_ACT_STATS = 1, 2, 3, 4
@@ -49,86 +50,9 @@ TCA_GACT_PARMS = 2
 TCA_ROOT_TAB, TCA_ROOT_FLAGS = 1, 2
 TCA_STATS_BASIC = 1
 TC_ACT_UNSPEC = -1
-NLA_F_NESTED = 0x8000
-TC_H_CLSACT_INGRESS = 0xFFFFFFF2
-TC_H_CLSACT_EGRESS = 0xFFFFFFF3
-ETH_P_ALL = 0x0003
-
-
-def nla(t, data):
-    ln = 4 + len(data)
-    return struct.pack('=HH', ln, t) + data + b'\0' * ((4 - ln % 4) % 4)
-
-
-def nest(t, *parts):
-    return nla(t | NLA_F_NESTED, b''.join(parts))
-
-
-def parse_attrs(data):
-    out = {}
-    i = 0
-    while i + 4 <= len(data):
-        ln, t = struct.unpack_from('=HH', data, i)
-        if ln < 4:
-            break
-        out.setdefault(t & 0x3fff, []).append(data[i + 4:i + ln])
-        i += (ln + 3) & ~3
-    return out
-
-
-class Netlink:
-    def __init__(self):
-        self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
-                                  NETLINK_ROUTE)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
-        self.sock.setsockopt(270, NETLINK_EXT_ACK, 1)
-        self.sock.bind((0, 0))
-        self.seq = 0
-
-    def send(self, mtype, flags, payload):
-        self.seq += 1
-        self.sock.send(struct.pack('=IHHII', 16 + len(payload), mtype,
-                                   flags, self.seq, 0) + payload)
-        return self.seq
-
-    def request(self, mtype, flags, payload):
-        """Send; return (errno, extack message)."""
-        seq = self.send(mtype, flags | NLM_F_REQUEST | NLM_F_ACK, payload)
-        while True:
-            data = self.sock.recv(1 << 20)
-            i = 0
-            while i < len(data):
-                ln, t, fl, s, _ = struct.unpack_from('=IHHII', data, i)
-                if t == NLMSG_ERROR and s == seq:
-                    err, = struct.unpack_from('=i', data, i + 16)
-                    msg = ''
-                    if fl & 0x200:      # NLM_F_ACK_TLVS
-                        olen, = struct.unpack_from('=I', data, i + 20)
-                        capped = fl & 0x100 or err == 0
-                        start = i + 16 + 4 + (16 if capped else olen)
-                        at = parse_attrs(data[start:i + ln])
-                        if NLMSGERR_ATTR_MSG in at:
-                            msg = at[NLMSGERR_ATTR_MSG][0].rstrip(b'\0').decode(
-                                errors='replace')
-                    return -err, msg
-                i += (ln + 3) & ~3
-
-    def dump(self, mtype, payload):
-        seq = self.send(mtype, NLM_F_REQUEST | NLM_F_DUMP, payload)
-        msgs = []
-        while True:
-            data = self.sock.recv(1 << 20)
-            i = 0
-            while i < len(data):
-                ln, t, fl, s, _ = struct.unpack_from('=IHHII', data, i)
-                if s == seq:
-                    if t == NLMSG_DONE:
-                        return msgs
-                    if t == NLMSG_ERROR:
-                        err, = struct.unpack_from('=i', data, i + 16)
-                        raise OSError(-err, 'dump failed')
-                    msgs.append(data[i + 16:i + ln])
-                i += (ln + 3) & ~3
+# a batch's install and counter dumps take seconds under TCG; a kernel
+# that does not answer in this long is stuck
+NL_TIMEOUT = 600
 
 
 def sh(cmd):
@@ -144,11 +68,6 @@ def gact(index):
                 nest(TCA_ACT_OPTIONS, nla(TCA_GACT_PARMS, parms)))
 
 
-def tcmsg(ifindex, handle, parent, info):
-    return struct.pack('=BxxxiIII', socket.AF_UNSPEC, ifindex, handle,
-                       parent, info)
-
-
 class Rig:
     def __init__(self, rx, tx):
         self.rx, self.tx = rx, tx
@@ -161,7 +80,7 @@ class Rig:
         sh('ip link add %s type veth peer name %s' % (tx, rx))
         sh('ip link set %s up && ip link set %s up' % (tx, rx))
         self.ifindex = socket.if_nametoindex(rx)
-        self.nl = Netlink()
+        self.nl = NLSock(timeout=NL_TIMEOUT, rcvbuf=1 << 22)
         self.pkt = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
         self.pkt.bind((tx, 0))
         self.next_index = 1
@@ -180,11 +99,13 @@ class Rig:
             TC_H_CLSACT_EGRESS
 
     def add_filter(self, prio, proto, kind, opts, handle=1):
-        info = (prio << 16) | socket.htons(proto)
-        payload = tcmsg(self.hook_ifindex, handle, self.parent, info) + \
+        """Send; return (errno, extack message or '')."""
+        payload = tcmsg(self.hook_ifindex, handle, self.parent, prio,
+                        proto) + \
             nla(TCA_KIND, kind.encode() + b'\0') + nest(TCA_OPTIONS, opts)
-        return self.nl.request(RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL,
-                               payload)
+        rep = self.nl.call(RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL,
+                           payload)
+        return rep.err, rep.msg or ''
 
     def counters(self):
         """{action index: packets} for every gact action."""
@@ -192,7 +113,10 @@ class Rig:
             nest(TCA_ROOT_TAB, nest(1, nla(TCA_ACT_KIND, b'gact\0'))) + \
             nla(TCA_ROOT_FLAGS, struct.pack('=II', 3, 3))  # LARGE|TERSE
         out = {}
-        for m in self.nl.dump(RTM_GETACTION, req):
+        rep = self.nl.call(RTM_GETACTION, NLM_F_DUMP, req)
+        if rep.err:
+            raise OSError(rep.err, 'action dump failed: %s' % rep.msg)
+        for _type, _flags, m in rep.msgs:       # RTM_NEWACTION
             top = parse_attrs(m[4:])
             for tab in top.get(TCA_ROOT_TAB, []):
                 for acts in parse_attrs(tab).values():
@@ -220,11 +144,7 @@ def run_batch(rig, batch, k, log):
     for i, f in enumerate(filters):
         opts = b''.join(nla(t, bytes.fromhex(h)) for t, h in f['attrs'])
         opts += nest(TCA_FLOWER_ACT, gact(base + i))
-        proto = {'ip': 0x0800, 'ipv6': 0x86dd, 'arp': 0x0806, 'rarp': 0x8035,
-                 '802.1q': 0x8100, '802.1ad': 0x88a8, 'all': 3,
-                 'ppp_ses': 0x8864, 'mpls_uc': 0x8847, 'mpls_mc': 0x8848,
-                 'lldp': 0x88cc, '0x9000': 0x9000}[f['proto']]
-        err, msg = rig.add_filter(prios[i], proto, 'flower', opts,
+        err, msg = rig.add_filter(prios[i], PROTOS[f['proto']], 'flower', opts,
                                   handles[i])
         res.append(dict(err=err, msg=msg, bits=[]))
     guard = base + len(filters)

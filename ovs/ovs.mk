@@ -20,7 +20,7 @@ DEB_PACKAGES   += openvswitch-switch
 
 OVS_OUT        := $(BUILD)/guest-out/ovs
 OVS_DOC        := $(REPO)/docs/ovs.md
-OVS_RUN        := $(PYTHON) $(REPO)/ovs/scenarios.py
+OVS_RUN        := $(PYTHON) -m ovs.scenarios
 OVS_TIMEOUT    ?= 1500
 OVS_SMOKE_TIMEOUT ?= 600
 OVS_SUMMARY_RE := ^[0-9]+ passed, [0-9]+ failed$$
@@ -44,12 +44,12 @@ ovs:
 		if [ $$v = ours ] && [ $$st != 0 ]; then rc=1; fi; \
 	done; \
 	echo "$$walls" > $(OVS_OUT)/walls; \
-	$(PYTHON) $(REPO)/ovs/report.py --ours $(OVS_OUT)/ours.json \
+	cd $(REPO) && $(PYTHON) -m ovs.report --ours $(OVS_OUT)/ours.json \
 		--stock $(OVS_OUT)/stock.json --out $(OVS_DOC) $$walls; \
 	exit $$rc
 
 ovs-report:
-	$(PYTHON) $(REPO)/ovs/report.py --ours $(OVS_OUT)/ours.json \
+	cd $(REPO) && $(PYTHON) -m ovs.report --ours $(OVS_OUT)/ours.json \
 		--stock $(OVS_OUT)/stock.json --out $(OVS_DOC) \
 		$$(cat $(OVS_OUT)/walls 2>/dev/null)
 

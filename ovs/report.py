@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """docs/ovs.md from one run of ovs/scenarios.py per kernel (make ovs).
 
-usage: report.py --ours JSON --stock JSON --out FILE [--wall KERNEL=SEC]...
+usage: python3 -m ovs.report --ours JSON --stock JSON --out FILE [--wall KERNEL=SEC]...
 A JSON that is missing (the guest never wrote it) shows as "no result".
 """
 import argparse
-import json
 import os
 import re
 import time
+
+from flower.report import cell, load
 
 # Causes worked out once, recognised by a vswitchd log line (scenarios.py's
 # "why" lines) of a later run: (pattern, explanation).
@@ -39,23 +40,11 @@ CHECK_CAUSES = [
 ]
 
 
-def load(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
 def flow_packets(flow):
     """packets:N of a dump-flows line (for a tc flow, its filter's
     counter)."""
     m = re.search(r'packets:(\d+)', flow)
     return int(m.group(1)) if m else 0
-
-
-def cell(text):
-    return str(text).replace('|', '\\|').replace('\n', ' ')
 
 
 def failed_checks(sc):
@@ -143,15 +132,9 @@ def scenario_names(runs):
     return seen
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--ours', required=True)
-    ap.add_argument('--stock', required=True)
-    ap.add_argument('--out', required=True)
-    ap.add_argument('--wall', action='append', default=[])
-    a = ap.parse_args()
-    runs = {'ours': load(a.ours), 'stock': load(a.stock)}
-    wall = dict(w.split('=', 1) for w in a.wall)
+def intro(runs, wall):
+    """The title, how the runs were made, one line per kernel, the
+    columns."""
     o = []
     w = o.append
     w('# Open vSwitch tc offload on ours and on the stock flower')
@@ -203,6 +186,13 @@ def main():
       'exchange installs the ARP flows) is made to see traffic again (a '
       'neighbour flush in the L2 scenario) or is not looked for.')
     w('')
+    return o
+
+
+def flow_table(runs):
+    """One row per scenario and kernel."""
+    o = []
+    w = o.append
     w('| scenario | kernel | flows offloaded (tc) / that counted packets '
       '| flows in kernel datapath | packets counted by tc | filters / prios '
       '/ ethertypes | traffic ok | log errors | verdict | why |')
@@ -213,6 +203,13 @@ def main():
                 if sc['name'] == name:
                     w(row(k, sc))
     w('')
+    return o
+
+
+def probes(runs):
+    """What OVS probed at start, per kernel."""
+    o = []
+    w = o.append
     w('## What OVS probed at start')
     w('')
     w('OVS 3.1 probes the tc features it relies on when the first port '
@@ -248,6 +245,14 @@ def main():
       '/proc/uptime passes 11 s (the "start" row checks the handler '
       'count).')
     w('')
+    return o
+
+
+def per_scenario(runs):
+    """Each scenario: its rules, failed checks, flows and what vswitchd
+    said."""
+    o = []
+    w = o.append
     w('## Per scenario')
     for name in scenario_names(runs):
         first = True
@@ -296,6 +301,21 @@ def main():
                     w('```')
                     w('\n'.join(reasons[:20]))
                     w('```')
+    return o
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--ours', required=True)
+    ap.add_argument('--stock', required=True)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--wall', action='append', default=[])
+    a = ap.parse_args()
+    runs = {'ours': load(a.ours), 'stock': load(a.stock)}
+    wall = dict(w.split('=', 1) for w in a.wall)
+    o = intro(runs, wall) + flow_table(runs) + probes(runs) + \
+        per_scenario(runs)
+    w = o.append
     w('')
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, 'w') as f:

@@ -50,14 +50,14 @@ from stress.nlsock import (NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE,
                            NLM_F_ACK, NLM_F_REQUEST, RTM_DELTFILTER,
                            RTM_NEWTFILTER, TC_H_INGRESS, NLSock, Timeout,
                            decode_filter, encode)
-from tdc import flower_attrs
+from flower import uapi
 
 ETH_P_IP = 0x0800
 TC_ACT_OK, TC_ACT_SHOT = 0, 2
 A_ETH_TYPE, A_IP_PROTO, A_IPV4_DST, A_UDP_DST, A_ACT = (
-    flower_attrs.number(n) for n in ('KEY_ETH_TYPE', 'KEY_IP_PROTO',
+    uapi.number(n) for n in ('KEY_ETH_TYPE', 'KEY_IP_PROTO',
                                      'KEY_IPV4_DST', 'KEY_UDP_DST', 'ACT'))
-A_IPV4_DST_MASK = flower_attrs.number('KEY_IPV4_DST_MASK')
+A_IPV4_DST_MASK = uapi.number('KEY_IPV4_DST_MASK')
 POOL = 4                    # action indexes per flow
 HANDLES = 3                 # churned filters per prio
 
@@ -310,7 +310,7 @@ def frames_for(flows):
             for k in range(flows)]
 
 
-def main(argv=None):
+def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     p.add_argument('--seed', type=int, default=None)
     p.add_argument('--cycles', type=int, default=300,
@@ -320,20 +320,12 @@ def main(argv=None):
     p.add_argument('--check-every', type=int, default=100,
                    help='compare a dump with the model every N cycles')
     p.add_argument('--json', metavar='FILE')
-    a = p.parse_args(argv)
-    seed = a.seed if a.seed is not None else int(time.time()) % 1000000
-    rng = random.Random(seed)
-    print('churn: seed %d, cycles %d, flows %d' % (seed, a.cycles, a.flows),
-          flush=True)
+    return p.parse_args(argv)
 
-    frames = frames_for(a.flows)
-    ifindex = setup(a.flows)
-    nl = NLSock(timeout=60)
-    ch = Churn(nl, ifindex, rng)
-    base_counts = action_counts()
-    rx0 = stat('vb', 'rx_packets')
-    txd0, rxd0 = stat('va', 'tx_dropped'), stat('vb', 'rx_dropped')
 
+def start_sender(frames):
+    """Fork the sender: (its pid, the pipe its counts come back on, the
+    pipe that stops it)."""
     rfd, wfd = os.pipe()
     stop_r, stop_w = os.pipe()
     pid = os.fork()
@@ -346,7 +338,24 @@ def main(argv=None):
             os._exit(1)
     os.close(wfd)
     os.close(stop_r)
+    return pid, rfd, stop_w
 
+
+def stop_sender(pid, rfd, stop_w):
+    """Stop the sender; its counts ({'sent': [per flow], 'errors'})."""
+    os.write(stop_w, b'x')
+    res = b''
+    while True:
+        d = os.read(rfd, 65536)
+        if not d:
+            break
+        res += d
+    os.waitpid(pid, 0)
+    return json.loads(res.decode())
+
+
+def run_churn(a, ch):
+    """The churn requests: (cycles done, seconds)."""
     t0 = time.monotonic()
     cycles = 0
     try:
@@ -360,17 +369,12 @@ def main(argv=None):
                 ch.check_dump()
     except Timeout as e:
         ch.fail('request timed out: %s' % e)
-    churn_time = time.monotonic() - t0
-    os.write(stop_w, b'x')
-    res = b''
-    while True:
-        d = os.read(rfd, 65536)
-        if not d:
-            break
-        res += d
-    os.waitpid(pid, 0)
-    sent = json.loads(res.decode())
-    # let the receive side drain (netif_rx backlog, RCU-deferred frees)
+    return cycles, time.monotonic() - t0
+
+
+def drain():
+    """Let the receive side drain (netif_rx backlog, RCU-deferred frees):
+    until vb's rx_packets stops moving."""
     last = -1
     for _ in range(50):
         rx = stat('vb', 'rx_packets')
@@ -378,25 +382,15 @@ def main(argv=None):
             break
         last = rx
         time.sleep(0.2)
-    ch.check_dump()
 
-    counts = action_counts()
-    delta = {i: counts.get(i, 0) - base_counts.get(i, 0) for i in counts}
-    rx = stat('vb', 'rx_packets') - rx0
-    txd = stat('va', 'tx_dropped') - txd0
-    rxd = stat('vb', 'rx_dropped') - rxd0
-    total_sent = sum(sent['sent'])
-    total_counted = sum(delta.values())
-    print('churn: %d cycles in %.1f s; requests: %s' % (
-        cycles, churn_time, ', '.join('%s %d' % kv for kv in
-                                      sorted(ch.ops.items()))))
-    print('churn: sent %d packets (%s), send errors %d; vb received %d, '
-          'va tx_dropped %d, vb rx_dropped %d; counters sum %d'
-          % (total_sent, ' '.join('flow%d=%d' % (k, n) for k, n in
-                                  enumerate(sent['sent'])),
-             sent['errors'], rx, txd, rxd, total_counted))
+
+def check_accounting(ch, flows, sent, delta, rx, txd, rxd):
+    """Every packet sent is counted once: by a churned filter or by its
+    flow's catch-all, none by the stray catch-all, and vb received them
+    all (with no drops before ingress)."""
     lossless = txd == 0 and rxd == 0
-    for k in range(a.flows):
+    total_counted = sum(delta.values())
+    for k in range(flows):
         churned = sum(delta.get(i, 0) for i in pool(k))
         caught = delta.get(catchall(k), 0)
         n = sent['sent'][k]
@@ -426,6 +420,45 @@ def main(argv=None):
         ch.fail('packets dropped before ingress: va tx_dropped %d, vb '
                 'rx_dropped %d (accounting is then only an upper bound)'
                 % (txd, rxd))
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    seed = a.seed if a.seed is not None else int(time.time()) % 1000000
+    rng = random.Random(seed)
+    print('churn: seed %d, cycles %d, flows %d' % (seed, a.cycles, a.flows),
+          flush=True)
+
+    frames = frames_for(a.flows)
+    ifindex = setup(a.flows)
+    nl = NLSock(timeout=60)
+    ch = Churn(nl, ifindex, rng)
+    base_counts = action_counts()
+    rx0 = stat('vb', 'rx_packets')
+    txd0, rxd0 = stat('va', 'tx_dropped'), stat('vb', 'rx_dropped')
+
+    pid, rfd, stop_w = start_sender(frames)
+    cycles, churn_time = run_churn(a, ch)
+    sent = stop_sender(pid, rfd, stop_w)
+    drain()
+    ch.check_dump()
+
+    counts = action_counts()
+    delta = {i: counts.get(i, 0) - base_counts.get(i, 0) for i in counts}
+    rx = stat('vb', 'rx_packets') - rx0
+    txd = stat('va', 'tx_dropped') - txd0
+    rxd = stat('vb', 'rx_dropped') - rxd0
+    total_sent = sum(sent['sent'])
+    total_counted = sum(delta.values())
+    print('churn: %d cycles in %.1f s; requests: %s' % (
+        cycles, churn_time, ', '.join('%s %d' % kv for kv in
+                                      sorted(ch.ops.items()))))
+    print('churn: sent %d packets (%s), send errors %d; vb received %d, '
+          'va tx_dropped %d, vb rx_dropped %d; counters sum %d'
+          % (total_sent, ' '.join('flow%d=%d' % (k, n) for k, n in
+                                  enumerate(sent['sent'])),
+             sent['errors'], rx, txd, rxd, total_counted))
+    check_accounting(ch, a.flows, sent, delta, rx, txd, rxd)
 
     rc = sh('tc qdisc del dev vb ingress', check=False).returncode
     if rc == 0:

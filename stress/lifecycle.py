@@ -47,7 +47,9 @@ from stress.nlsock import (NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL,
                            NLM_F_REPLACE, NLM_F_REQUEST, RTM_DELTFILTER,
                            RTM_NEWTFILTER, TC_H_INGRESS, NLSock,
                            decode_filter, encode)
-from tdc import flower_attrs
+from flower import uapi
+from flower.nl import (NETLINK_CAP_ACK, NETLINK_EXT_ACK, NLMSG_ERROR,
+                       SOL_NETLINK)
 
 FAILSLAB = '/sys/kernel/debug/failslab'
 KMEMLEAK = '/sys/kernel/debug/kmemleak'
@@ -245,7 +247,7 @@ def fs_get(name):
 
 
 A_ETH_TYPE, A_IPV4_DST, A_IPV4_DST_MASK, A_IPV4_SRC = (
-    flower_attrs.number(n) for n in ('KEY_ETH_TYPE', 'KEY_IPV4_DST',
+    uapi.number(n) for n in ('KEY_ETH_TYPE', 'KEY_IPV4_DST',
                                      'KEY_IPV4_DST_MASK', 'KEY_IPV4_SRC'))
 RAW = (A_ETH_TYPE, A_IPV4_DST, A_IPV4_DST_MASK, A_IPV4_SRC)
 
@@ -278,13 +280,14 @@ class Injector:
     """Sends one pre-encoded request with a fault armed for this thread
     only, with as few other syscalls as possible in between (anything
     else the thread does while armed, e.g. an mmap, could take the
-    fault)."""
+    fault).  That is why it is not flower.nl's NLSock, whose select()
+    and buffer handling would run armed."""
 
     def __init__(self):
         self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
                                   socket.NETLINK_ROUTE)
-        self.sock.setsockopt(270, 11, 1)
-        self.sock.setsockopt(270, 10, 1)
+        self.sock.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
+        self.sock.setsockopt(SOL_NETLINK, NETLINK_CAP_ACK, 1)
         self.sock.bind((0, 0))
         self.sock.settimeout(60)
         self.buf = bytearray(1 << 16)
@@ -309,7 +312,8 @@ class Injector:
             while True:
                 n = sock.recv_into(buf)
                 if n >= 20 and struct.unpack_from('<I', buf, 8)[0] == seq \
-                        and struct.unpack_from('<H', buf, 4)[0] == 2:
+                        and struct.unpack_from('<H', buf, 4)[0] == \
+                        NLMSG_ERROR:
                     err = -struct.unpack_from('<i', buf, 16)[0]
                     break
         except socket.timeout:
@@ -393,90 +397,82 @@ def snapshot(nl, idx):
     return out
 
 
-def part_failslab(res, nl, space_runs, seed, max_nth):
-    if not os.path.isdir(FAILSLAB) or \
-            not os.path.exists('/proc/thread-self/fail-nth'):
-        print('failslab: not available on this kernel, skipped')
-        res.notes.append('failslab: not available (run on the debug '
-                         'kernel)')
-        return
-    caches = cache_filter()
-    if caches and not caches[0]:
-        caches = None               # no cache filter: every cache may fail
-    fs_set('verbose', 0)             # no stack dumps on the console
-    fs_set('ignore-gfp-wait', 'N')   # GFP_KERNEL allocations may fail too
-    fs_set('task-filter', 'Y')
-    fs_set('probability', 100)
-    fs_set('interval', 1)
-    fs_set('times', 0)
-    fs_set('space', 0)
-    inj = Injector()
-    dev = 'lc2'
+class Failslab:
+    """failslab on each kind of request: every allocation site (fail-nth
+    1, 2, ...) and random byte budgets (space); after each faulted
+    request the filter set must be the one before (refused, or sendmsg
+    failed), the applied one (acknowledged), or either (reply lost)."""
 
-    def baseline():
-        run('ip link del %s 2>/dev/null' % dev, quiet=True)
-        dummy(dev)
-        i = ifindex(dev)
+    DEV = 'lc2'
+
+    def __init__(self, res, nl):
+        self.res, self.nl = res, nl
+        self.inj = Injector()
+        self.stats = {'injected': 0, 'refused': {}, 'acked': 0,
+                      'send failed': 0, 'reply lost': 0, 'not reached': 0}
+        self.bad = 0
+        self.idx = None
+        # (name, the request for ifindex i)
+        self.ops = [
+            ('add', lambda i: new_msg(i, 1, 10, [10, 1, 0, 10],
+                                      NLM_F_CREATE | NLM_F_EXCL)),
+            ('add-new-prio', lambda i: new_msg(i, 3, 1, [10, 3, 0, 1],
+                                               NLM_F_CREATE | NLM_F_EXCL)),
+            ('replace-same-key', lambda i: new_msg(
+                i, 1, 1, [10, 1, 0, 1], NLM_F_CREATE | NLM_F_REPLACE,
+                verdict=0)),
+            ('replace-other-key', lambda i: new_msg(
+                i, 1, 2, [10, 1, 0, 99], NLM_F_CREATE | NLM_F_REPLACE)),
+            ('delete', lambda i: del_msg(i, 1, 3)),
+            ('delete-last-of-prio', lambda i: del_msg(i, 2, 0)),
+        ]
+        # the request that takes the applied set back to the baseline
+        self.undo = {
+            'add': lambda i: [del_msg(i, 1, 10)],
+            'add-new-prio': lambda i: [del_msg(i, 3, 0)],
+            'replace-same-key': lambda i: [new_msg(
+                i, 1, 1, [10, 1, 0, 1], NLM_F_CREATE | NLM_F_REPLACE)],
+            'replace-other-key': lambda i: [new_msg(
+                i, 1, 2, [10, 1, 0, 2], NLM_F_CREATE | NLM_F_REPLACE)],
+            'delete': lambda i: [new_msg(i, 1, 3, [10, 1, 0, 3],
+                                         NLM_F_CREATE | NLM_F_EXCL)],
+            'delete-last-of-prio': lambda i: [
+                new_msg(i, 2, h, None, NLM_F_CREATE | NLM_F_EXCL,
+                        src=[10, 2, 0, h]) for h in (1, 2)],
+        }
+
+    def baseline(self):
+        """A fresh device with 5 filters in prio 1 and 2 in prio 2."""
+        run('ip link del %s 2>/dev/null' % self.DEV, quiet=True)
+        dummy(self.DEV)
+        i = ifindex(self.DEV)
         for h in range(1, 6):
-            r = nl.request(new_msg(i, 1, h, [10, 1, 0, h],
-                                   NLM_F_CREATE | NLM_F_EXCL))
+            r = self.nl.request(new_msg(i, 1, h, [10, 1, 0, h],
+                                        NLM_F_CREATE | NLM_F_EXCL))
             assert r.err == 0, r
         for h in range(1, 3):
-            r = nl.request(new_msg(i, 2, h, None, NLM_F_CREATE | NLM_F_EXCL,
-                                   src=[10, 2, 0, h]))
+            r = self.nl.request(new_msg(i, 2, h, None,
+                                        NLM_F_CREATE | NLM_F_EXCL,
+                                        src=[10, 2, 0, h]))
             assert r.err == 0, r
-        return i
+        self.idx = i
 
-    ops = [
-        ('add', lambda i: new_msg(i, 1, 10, [10, 1, 0, 10],
-                                  NLM_F_CREATE | NLM_F_EXCL)),
-        ('add-new-prio', lambda i: new_msg(i, 3, 1, [10, 3, 0, 1],
-                                           NLM_F_CREATE | NLM_F_EXCL)),
-        ('replace-same-key', lambda i: new_msg(i, 1, 1, [10, 1, 0, 1],
-                                               NLM_F_CREATE | NLM_F_REPLACE,
-                                               verdict=0)),
-        ('replace-other-key', lambda i: new_msg(i, 1, 2, [10, 1, 0, 99],
-                                                NLM_F_CREATE |
-                                                NLM_F_REPLACE)),
-        ('delete', lambda i: del_msg(i, 1, 3)),
-        ('delete-last-of-prio', lambda i: del_msg(i, 2, 0)),
-    ]
-    # the request that takes the applied set back to the baseline
-    undo = {
-        'add': lambda i: [del_msg(i, 1, 10)],
-        'add-new-prio': lambda i: [del_msg(i, 3, 0)],
-        'replace-same-key': lambda i: [new_msg(i, 1, 1, [10, 1, 0, 1],
-                                               NLM_F_CREATE | NLM_F_REPLACE)],
-        'replace-other-key': lambda i: [new_msg(i, 1, 2, [10, 1, 0, 2],
-                                                NLM_F_CREATE |
-                                                NLM_F_REPLACE)],
-        'delete': lambda i: [new_msg(i, 1, 3, [10, 1, 0, 3],
-                                     NLM_F_CREATE | NLM_F_EXCL)],
-        'delete-last-of-prio': lambda i: [
-            new_msg(i, 2, h, None, NLM_F_CREATE | NLM_F_EXCL,
-                    src=[10, 2, 0, h]) for h in (1, 2)],
-    }
-    stats = {'injected': 0, 'refused': {}, 'acked': 0, 'send failed': 0,
-             'reply lost': 0, 'not reached': 0}
-    bad = 0
-    cur = {}
+    def snapshot(self):
+        return snapshot(self.nl, self.idx)
 
-    def nl_snapshot():
-        return snapshot(nl, cur['idx'])
-
-    def judge(name, how, err, lost, injected, before, applied):
+    def judge(self, name, how, err, lost, injected, before, applied):
         """Checks the set after one request; returns (fault injected?,
         the set now)."""
-        nonlocal bad
-        state = nl_snapshot()
+        stats = self.stats
+        state = self.snapshot()
         if not injected:
             stats['not reached'] += 1
             if not (err == 0 and state == applied):
-                bad += 1
-                res.check(False, 'failslab %s %s: no fault injected, '
-                          'answer %s, set %s' % (name, how, err,
-                                                 'applied' if state ==
-                                                 applied else 'other'))
+                self.bad += 1
+                self.res.check(False, 'failslab %s %s: no fault injected, '
+                               'answer %s, set %s' % (
+                                   name, how, err, 'applied' if state ==
+                                   applied else 'other'))
             return False, state
         stats['injected'] += 1
         if lost is not None and lost[0] == 'send':
@@ -498,61 +494,93 @@ def part_failslab(res, nl, space_runs, seed, max_nth):
             ok = state == applied
             what = 'acknowledged'
         if not ok:
-            bad += 1
-            res.check(False, 'failslab %s %s: %s but the filter set is %s'
-                      % (name, how, what, 'the one before' if state == before
-                         else 'the applied one' if state == applied
-                         else 'neither the one before nor the applied one: '
-                         '%r' % (state,)))
+            self.bad += 1
+            self.res.check(False, 'failslab %s %s: %s but the filter set is '
+                           '%s' % (name, how, what,
+                                   'the one before' if state == before
+                                   else 'the applied one' if state == applied
+                                   else 'neither the one before nor the '
+                                   'applied one: %r' % (state,)))
         return True, state
 
-    def restore(name, state, before, applied):
+    def restore(self, name, state, before, applied):
         if state == applied:
-            for m in undo[name](cur['idx']):
-                nl.request(m)
-            state = nl_snapshot()
+            for m in self.undo[name](self.idx):
+                self.nl.request(m)
+            state = self.snapshot()
         if state != before:
-            cur['idx'] = baseline()
+            self.baseline()
 
+    def every_site(self, max_nth):
+        """fail-nth 1, 2, ... on each request until one is not reached:
+        ({name: fault sites}, {name: the set it produces})."""
+        per_op, sets = {}, {}
+        self.baseline()
+        base = self.snapshot()
+        for name, build in self.ops:
+            # the set the request produces when nothing fails
+            r = self.nl.request(build(self.idx))
+            applied = self.snapshot()
+            sets[name] = applied
+            if not self.res.check(r.err == 0 and applied != base,
+                                  'failslab %s: works without faults'
+                                  % name):
+                self.baseline()
+                continue
+            self.restore(name, applied, base, applied)
+            n = 0
+            while n < max_nth:
+                n += 1
+                err, lost, injected = self.inj.nth_request(build(self.idx),
+                                                           n)
+                more, state = self.judge(name, 'fail-nth %d' % n, err, lost,
+                                         injected, base, applied)
+                self.restore(name, state, base, applied)
+                if not more:
+                    break
+            per_op[name] = n - 1
+        return per_op, sets, base
+
+    def budgets(self, rng, space_runs, sets, base):
+        """random budgets: the first allocation after `space` bytes fails"""
+        for _k in range(space_runs):
+            name, build = rng.choice([o for o in self.ops if o[0] in sets])
+            space = rng.randrange(0, 16384)
+            err, lost, injected = self.inj.space_request(build(self.idx),
+                                                         space)
+            _more, state = self.judge(name, 'space %d' % space, err, lost,
+                                      injected, base, sets[name])
+            self.restore(name, state, base, sets[name])
+
+
+def part_failslab(res, nl, space_runs, seed, max_nth):
+    if not os.path.isdir(FAILSLAB) or \
+            not os.path.exists('/proc/thread-self/fail-nth'):
+        print('failslab: not available on this kernel, skipped')
+        res.notes.append('failslab: not available (run on the debug '
+                         'kernel)')
+        return
+    caches = cache_filter()
+    if caches and not caches[0]:
+        caches = None               # no cache filter: every cache may fail
+    fs_set('verbose', 0)             # no stack dumps on the console
+    fs_set('ignore-gfp-wait', 'N')   # GFP_KERNEL allocations may fail too
+    fs_set('task-filter', 'Y')
+    fs_set('probability', 100)
+    fs_set('interval', 1)
+    fs_set('times', 0)
+    fs_set('space', 0)
+    fsl = Failslab(res, nl)
     rng = random.Random(seed)
     t0 = time.monotonic()
-    per_op = {}
-    sets = {}
-    cur['idx'] = baseline()
-    base = nl_snapshot()
-    for name, build in ops:
-        # the set the request produces when nothing fails
-        r = nl.request(build(cur['idx']))
-        applied = nl_snapshot()
-        sets[name] = applied
-        if not res.check(r.err == 0 and applied != base,
-                         'failslab %s: works without faults' % name):
-            cur['idx'] = baseline()
-            continue
-        restore(name, applied, base, applied)
-        n = 0
-        while n < max_nth:
-            n += 1
-            err, lost, injected = inj.nth_request(build(cur['idx']), n)
-            more, state = judge(name, 'fail-nth %d' % n, err, lost, injected,
-                                base, applied)
-            restore(name, state, base, applied)
-            if not more:
-                break
-        per_op[name] = n - 1
-    # random budgets: the first allocation after `space` bytes fails
-    for k in range(space_runs):
-        name, build = rng.choice([o for o in ops if o[0] in sets])
-        space = rng.randrange(0, 16384)
-        err, lost, injected = inj.space_request(build(cur['idx']), space)
-        _more, state = judge(name, 'space %d' % space, err, lost, injected,
-                             base, sets[name])
-        restore(name, state, base, sets[name])
+    per_op, sets, base = fsl.every_site(max_nth)
+    fsl.budgets(rng, space_runs, sets, base)
     fs_set('probability', 0)
     fs_set('times', 0)
-    run('ip link del %s' % dev)
+    run('ip link del %s' % fsl.DEV)
     took = time.monotonic() - t0
-    res.check(bad == 0 and stats['injected'] > 0,
+    stats = fsl.stats
+    res.check(fsl.bad == 0 and stats['injected'] > 0,
               'failslab: %d faults injected (%s), every filter set '
               'consistent with its answer' % (stats['injected'], stats))
     res.data['failslab'] = dict(stats, sites=per_op, seconds=round(took),

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """stress/report.py - docs/reliability.md from one `make stress` run.
 
-usage: stress/report.py [--name NAME] [--out FILE]
+usage: python3 -m stress.report [--name NAME] [--out FILE]
 
 Reads build/guest-out/stress/NAME.runs.json (stress/step.py: one entry per
 guest boot) and the parts' counts in build/guest-out/stress/NAME/
@@ -22,10 +22,13 @@ for splats as step.py does) stand in for the part.
 
 import argparse
 import datetime
-import json
 import os
 import re
 import sys
+
+from flower import guest
+from flower.report import load
+from stress import scan_console
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(HERE)
@@ -36,14 +39,6 @@ MAKE_VARS = {'STRESS_SEED': 'STRESS_SEED', 'FUZZ_COUNT': 'STRESS_FUZZ_COUNT',
              'CHURN_CYCLES': 'STRESS_CHURN_CYCLES',
              'LIFE_FILTERS': 'STRESS_FILTERS',
              'LIFE_SPACE_RUNS': 'STRESS_SPACE_RUNS'}
-
-
-def load(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
 
 
 def kernel_release(variant):
@@ -130,16 +125,13 @@ def corpus_run(a):
         else (0, 1, 0)
     splats = None
     if a.corpus_log and os.path.exists(a.corpus_log):
-        import scan_console     # beside this file (run as stress/report.py)
         splats = len(scan_console.scan(a.corpus_log)[0])
     rc = a.corpus_rc
     verdict = 'ok'
     if splats or rc == 3:
         verdict = 'kernel splat'
     elif rc not in (0, 1):
-        verdict = {120: 'guest died (panic)', 121: 'CMD never started',
-                   124: 'timeout', 125: 'host-side failure'}.get(
-                       rc, 'exit %d' % rc)
+        verdict = guest.verdict(rc) or 'exit %d' % rc
     if verdict != 'ok' or (rc and not failed):
         failed += 1
     boot = {'parts': ['corpus'], 'variant': a.corpus_variant, 'rc': rc,

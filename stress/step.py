@@ -36,6 +36,7 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(HERE)
 
+from flower import guest
 from stress import scan_console
 
 RESULT_RE = re.compile(r'^(\d+) passed, (\d+) failed$')
@@ -105,9 +106,7 @@ def boot(a, parts, tag):
         verdict = 'kernel splat'
         failed += 1
     elif rc not in (0, 1):
-        verdict = {120: 'guest died (panic)', 121: 'CMD never started',
-                   124: 'timeout', 125: 'host-side failure'}.get(
-                       rc, 'exit %d' % rc)
+        verdict = guest.verdict(rc) or 'exit %d' % rc
         failed += 1
     elif rc == 1 and failed == 0:
         failed = 1

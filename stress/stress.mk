@@ -72,7 +72,7 @@ stress: stress-guest-$(STRESS_VARIANT)
 		--part-append 'lifecycle=$(STRESS_LIFE_APPEND)' \
 		$(call stress_env,STRESS) \
 		$(STRESS_PARTS) || rc=$$?; \
-	$(STRESS_PY) $(STRESS_REPO)/stress/report.py --name stress; \
+	cd $(STRESS_REPO) && $(STRESS_PY) -m stress.report --name stress; \
 	exit $$rc
 
 # failslab and kmemleak exist on the debug kernel only: stress-debug-smoke

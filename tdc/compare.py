@@ -21,6 +21,8 @@ import os
 import re
 import sys
 
+from flower import needs
+
 HERE = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(HERE)
 
@@ -152,23 +154,12 @@ def _stock_failed_on(case, stock, messages):
 
 
 def _unsupported_key(case, ours, stock):
-    return _stock_failed_on(case, stock, (
-        'Unsupported flower attribute',
-        'Only Geneve tunnel options are supported',
-        'Unsupported flower key flags'))
+    return _stock_failed_on(case, stock, needs.UNSUPPORTED_MSGS)
 
 
 def _unknown_or_length(case, ours, stock):
-    return _stock_failed_on(case, stock, (
-        'Unknown flower attribute type', 'Flower attribute has a wrong length',
-        'Mask given without its key', 'Key requires',
-        'VLAN id must be below', 'VLAN priority must', 'Stacked VLAN',
-        'Invalid flower flags', 'skip_sw needs hardware offload',
-        "differs from the filter's protocol",
-        'tunnel addresses cannot be combined',
-        # both refuse these ct_state sets, in other words
-        'ct_state flags other than trk need', 'ct_state +new excludes',
-        'ct_state +inv goes'))
+    # both refuse these (stock ignores some): flower.needs' class
+    return _stock_failed_on(case, stock, needs.REFUSED_INPUT_MSGS)
 
 
 def _in_category(name):

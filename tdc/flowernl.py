@@ -66,11 +66,11 @@ from pyroute2.netlink.rtnl.tcmsg.common import tc_actions
 from pyroute2.netlink.rtnl.tcmsg.common_act import (get_tca_action,
                                                     tca_act_prio)
 
-from tdc import flower_attrs
+from flower import nl, uapi
 
 # (TCA_FLOWER_<suffix>, nla type) in the order of the 6.1 enum, from the
-# one table of them (flower_attrs.py: numbers, types, lengths, masks).
-FLOWER_ATTRS = tuple((a.name, a.nla_type) for a in flower_attrs.TABLE)
+# one table of them (uapi.py: numbers, types, lengths, masks).
+FLOWER_ATTRS = tuple((a.name, a.nla_type) for a in uapi.TABLE)
 
 # name -> (number, nla type), e.g. 'TCA_FLOWER_KEY_ETH_DST' -> (4, 'l2addr')
 ATTR_BY_NAME = {'TCA_FLOWER_' + suffix: (number, nla_type)
@@ -203,26 +203,13 @@ def parse_value(name, text):
     return int(text, 0)
 
 
-PROTOCOLS = {'all': 0x0003, 'ip': 0x0800, 'ipv4': 0x0800, 'arp': 0x0806,
-             'ipv6': 0x86DD, '802.1q': 0x8100, 'vlan': 0x8100,
-             '802.1ad': 0x88A8, 'mpls_uc': 0x8847, 'mpls_mc': 0x8848,
-             'pppoes': 0x8864}
-
-
 def protocol_number(text):
-    return PROTOCOLS[text] if text in PROTOCOLS else int(text, 0)
+    """A protocol as tc takes it (ip, ipv6, 802.1q, ...) or a number."""
+    return uapi.ethertype(text)
 
 
-def parse_tc_handle(text):
-    """tc's class/parent notation: 'ingress', 'egress', 'root', 'ffff:',
-    'ffff:fff1', or a plain number."""
-    named = {'ingress': 0xFFFFFFF1, 'egress': 0xFFFFFFF2, 'root': 0xFFFFFFFF}
-    if text in named:
-        return named[text]
-    if ':' in text:
-        major, minor = text.split(':', 1)
-        return (int(major or '0', 16) << 16) | int(minor or '0', 16)
-    return int(text, 0)
+# tc's parent notation, as tc sends it (ingress is ffff:fff2)
+parse_tc_handle = nl.parse_parent
 
 
 # --- decoding to JSON -------------------------------------------------------
@@ -333,7 +320,8 @@ def parse_args(argv):
     p.add_argument('command', choices=sorted(REQUESTS))
     p.add_argument('--dev', required=True)
     p.add_argument('--parent', default='ingress',
-                   help='ingress (default), egress, root or MAJ:MIN (hex)')
+                   help='ingress (default: ffff:fff2, as tc), egress, root or '
+                   'MAJ:MIN (hex)')
     p.add_argument('--prio', '--pref', type=lambda s: int(s, 0), default=0)
     p.add_argument('--protocol', default='ip',
                    help='ip (default), ipv6, all, arp, 802.1q, or a number')

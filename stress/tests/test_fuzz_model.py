@@ -1,53 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
-"""stress/fuzz.py's model of cls_flower: the tunnel (enc_*) and conntrack
+"""stress/fuzz.py's model of cls_flower (stress.flowerfuzz): the tunnel (enc_*) and conntrack
 (ct_*) keys, their dumps, several masks in one prio, and resync().  The
 golden dumps below marked "guest" are what the ours kernel (1046a8a)
 answered in the guest to the same requests in a prio of protocol ip,
 plus the ETH_TYPE 0800 that a request without ETH_TYPE gets since it takes
 the filter's protocol (then it defaulted to all: nothing was set)."""
 
-import collections
-import random
-import socket
 import struct
-import unittest
 
-from stress import fuzz
-from stress.fuzz import A, Err, nla
-
-DEVS = {'fz0': 4, 'fz1': 5, 'lo': 1}
-IP, IPV6, VLAN = 0x0800, 0x86DD, 0x8100
-
-
-def attr(name, data):
-    return (A[name], data, None)
-
-
-def geneve(cls, typ, data, nested=False):
-    return fuzz.geneve_opt(struct.pack('>H', cls), bytes([typ]), data,
-                           nested)
-
-
-class Base(unittest.TestCase):
-    def setUp(self):
-        self.model = fuzz.Model(DEVS)
-
-    def parse(self, *attrs, proto=IP):
-        return self.model.fl_parse(list(attrs), False, proto)
-
-    def refused(self, code, msg, *attrs, proto=IP):
-        with self.assertRaises(Err) as cm:
-            self.parse(*attrs, proto=proto)
-        self.assertIn(code, cm.exception.codes)
-        self.assertEqual(cm.exception.msg, msg)
-
-    def dump(self, *attrs, proto=IP):
-        """[(type, hex)] fl_dump() puts for a filter alone in its prio."""
-        f = self.parse(*attrs, proto=proto)
-        f.handle = 1
-        tp = fuzz.Tp(0, 1, proto, None)
-        tp.put(f)
-        return [(t, v.hex()) for t, v in self.model.expected_opts(tp, f)]
+from stress.flowerfuzz import model_keys
+from stress.flowerfuzz.attrs import nla
+from stress.tests.fuzz_helpers import (F, GENEVE_ONES, GENEVE_OPT, IP, IPV6,
+                                       LSE, MPLS_UC, PPP_SES, QINQ, VLAN, attr,
+                                       Base, be16, be32, geneve, lse, u16)
 
 
 class TestTunnelKeys(Base):
@@ -127,8 +92,8 @@ class TestTunnelKeys(Base):
 
 
 class TestGeneve(Base):
-    OPT = geneve(0x0102, 0x80, b'\x00\x88\x00\x22', nested=True)
-    ONES = geneve(0xFFFF, 0xFF, b'\xff' * 4, nested=True)
+    OPT = GENEVE_OPT
+    ONES = GENEVE_ONES
 
     def test_dump_with_mask(self):
         # guest: prio 2
@@ -159,7 +124,7 @@ class TestGeneve(Base):
         a = self.parse(attr('KEY_ENC_OPTS', self.OPT))
         b = self.parse(attr('KEY_ENC_OPTS', self.OPT),
                        attr('KEY_ENC_OPTS_MASK', self.ONES))
-        self.assertEqual(fuzz.canon(a.mask), fuzz.canon(b.mask))
+        self.assertEqual(model_keys.canon(a.mask), model_keys.canon(b.mask))
 
     def test_refusals(self):
         cases = [
@@ -260,29 +225,6 @@ class TestConntrackKeys(Base):
                      attr('KEY_ENC_OPTS', b''))
 
 
-def u16(v):
-    return struct.pack('<H', v)
-
-
-def be16(v):
-    return struct.pack('>H', v)
-
-
-def be32(v):
-    return struct.pack('>I', v)
-
-
-MPLS_UC, PPP_SES, QINQ = 0x8847, 0x8864, 0x88A8
-LSE = fuzz.LSE_ATTR
-F = fuzz.NLA_F_NESTED
-
-
-def lse(*attrs, nested=True):
-    """One MPLS_OPTS_LSE of (name, bytes) attributes."""
-    return nla(1 | (F if nested else 0),
-               b''.join(nla(LSE[n], v) for n, v in attrs))
-
-
 class TestIpFlags(Base):
     def test_key_and_mask_both_known_bits(self):
         # fl_set_key_ip_flags()
@@ -317,7 +259,7 @@ class TestIpFlags(Base):
                          [(22, '08000000'), (86, '00000000')])
         a = self.parse(attr('KEY_FLAGS', be32(1)),
                        attr('KEY_FLAGS_MASK', be32(0)), proto=0x0003)
-        self.assertEqual(fuzz.canon(a.mask), ())
+        self.assertEqual(model_keys.canon(a.mask), ())
 
 
 class TestTags(Base):
@@ -556,7 +498,7 @@ class TestMpls(Base):
                        proto=MPLS_UC)
         b = self.parse(self.MPLS, attr('KEY_MPLS_OPTS', lse(('DEPTH', b'\3'))),
                        proto=MPLS_UC)
-        self.assertNotEqual(fuzz.canon(a.mask), fuzz.canon(b.mask))
+        self.assertNotEqual(model_keys.canon(a.mask), model_keys.canon(b.mask))
 
 
 class TestL2tp(Base):
@@ -574,436 +516,3 @@ class TestL2tp(Base):
              (22, '08000000'), (86, '00000000')])
 
 
-def v4src(addr, mask):
-    """ETH_TYPE ip and src_ip addr/mask (dotted strings)."""
-    return [attr('KEY_ETH_TYPE', be16(IP)),
-            attr('KEY_IPV4_SRC', socket.inet_aton(addr)),
-            attr('KEY_IPV4_SRC_MASK', socket.inet_aton(mask))]
-
-
-class TestMasks(Base):
-    """Several masks in one prio, as stock's fl_check_assign_mask() keeps
-    them: each its own hash table, in the order first added."""
-
-    def new(self, attrs, prio=1, proto=IP, handle=0, replace=False):
-        """predict_new() of an add (or a replace of handle) -> commit."""
-        flags = fuzz.NLM_F_CREATE | (fuzz.NLM_F_REPLACE if replace else
-                                     fuzz.NLM_F_EXCL)
-        return self.model.predict_new(fuzz.Op(
-            'new', ifindex=DEVS['fz0'], prio=prio, proto=proto,
-            flags=flags, handle=handle, attrs=list(attrs)))
-
-    def add(self, attrs, **kw):
-        commit = self.new(attrs, **kw)
-        commit()
-        return commit.tp
-
-    def masks(self, prio=1):
-        """The prio's masks, oldest first, as their IPv4 source masks."""
-        return [bytes(m['l3'][:4]) for m in
-                self.model.tps[(0, prio)].masks.values()]
-
-    def test_another_mask_joins_the_prio_youngest_last(self):
-        self.add(v4src('10.0.0.0', '255.0.0.0'))
-        self.add(v4src('10.1.0.0', '255.255.0.0'))
-        self.add(v4src('11.0.0.0', '255.0.0.0'))      # the first mask again
-        self.add(v4src('10.1.2.0', '255.255.255.0'))
-        self.assertEqual(self.masks(), [b'\xff\0\0\0', b'\xff\xff\0\0',
-                                        b'\xff\xff\xff\0'])
-        self.assertEqual(sorted(self.model.tps[(0, 1)].filters), [1, 2, 3, 4])
-
-    def test_a_mask_goes_with_its_last_filter_and_comes_back_youngest(self):
-        self.add(v4src('10.0.0.0', '255.0.0.0'))               # handle 1
-        self.add(v4src('10.1.0.0', '255.255.0.0'))             # 2
-        self.add(v4src('11.0.0.0', '255.0.0.0'))               # 3
-        drop = fuzz.Op('del', ifindex=DEVS['fz0'], prio=1, proto=IP,
-                       handle=1)
-        self.model.predict_del(drop)()
-        self.assertEqual(self.masks(), [b'\xff\0\0\0', b'\xff\xff\0\0'])
-        drop.handle = 3
-        self.model.predict_del(drop)()
-        self.assertEqual(self.masks(), [b'\xff\xff\0\0'])
-        self.add(v4src('12.0.0.0', '255.0.0.0'))
-        self.assertEqual(self.masks(), [b'\xff\xff\0\0', b'\xff\0\0\0'])
-        # the last filter: the prio goes
-        for h in (1, 2):
-            drop.handle = h
-            self.model.predict_del(drop)()
-        self.assertNotIn((0, 1), self.model.tps)
-
-    def test_same_masked_key_in_the_same_mask_exists(self):
-        self.add(v4src('10.0.0.0', '255.0.0.0'))
-        self.add(v4src('10.1.0.0', '255.255.0.0'))
-        with self.assertRaises(Err) as cm:
-            self.new(v4src('10.9.9.9', '255.0.0.0'))    # 10/8 again
-        self.assertEqual(cm.exception.codes, {17})
-        self.assertEqual(cm.exception.msg, fuzz.EEXIST_MSG)
-        with self.assertRaises(Err):
-            self.new(v4src('10.1.7.7', '255.255.0.0'))  # 10.1/16 again
-
-    def test_same_masked_bytes_under_another_mask_are_another_key(self):
-        # 10.0.0.0 under /8 and under /16: the same masked bytes, but two
-        # masks (two hash tables): both accepted
-        self.add(v4src('10.0.0.0', '255.0.0.0'))
-        a = self.model.tps[(0, 1)].filters[1]
-        b = self.parse(*v4src('10.0.0.0', '255.255.0.0'))
-        self.assertEqual(a.mkey(), b.mkey())
-        self.add(v4src('10.0.0.0', '255.255.0.0'))
-        self.assertEqual(len(self.model.tps[(0, 1)].masks), 2)
-
-    def test_replace_moves_the_filter_to_another_mask(self):
-        self.add(v4src('10.0.0.0', '255.0.0.0'))                # 1
-        self.add(v4src('10.1.0.0', '255.255.0.0'))              # 2
-        self.add(v4src('10.1.2.0', '255.255.255.0'), handle=1, replace=True)
-        tp = self.model.tps[(0, 1)]
-        self.assertEqual(sorted(tp.filters), [1, 2])
-        # the new mask appended, the old one gone with its only filter
-        self.assertEqual(self.masks(), [b'\xff\xff\0\0',
-                                        b'\xff\xff\xff\0'])
-        # onto another filter's key under its mask: EEXIST, nothing changes
-        with self.assertRaises(Err) as cm:
-            self.new(v4src('10.1.9.9', '255.255.0.0'), handle=1,
-                     replace=True)
-        self.assertEqual(cm.exception.codes, {17})
-        # its own key and mask again (other action): fine, order kept
-        self.add(v4src('10.1.2.0', '255.255.255.0'), handle=1, replace=True)
-        self.assertEqual(self.masks(), [b'\xff\xff\0\0',
-                                        b'\xff\xff\xff\0'])
-
-    def test_dump_shows_each_filters_own_mask(self):
-        self.add(v4src('10.0.0.0', '255.0.0.0'))
-        tp = self.add(v4src('10.1.0.0', '255.255.0.0'))
-        self.assertEqual(
-            [(t, v.hex()) for t, v in self.model.expected_opts(
-                tp, tp.filters[2])],
-            [(8, '0800'), (10, '0a010000'), (11, 'ffff0000'),
-             (22, '08000000'), (86, '00000000')])
-
-    def test_resync_keeps_the_mask_order_of_the_filters_it_keeps(self):
-        self.add(v4src('10.1.0.0', '255.255.0.0'))              # 1
-        self.add(v4src('10.0.0.0', '255.0.0.0'))                # 2
-        tp = self.model.tps[(0, 1)]
-        bodies = [body(1, IP, 0, None)] + [
-            body(1, IP, h, self.model.expected_opts(tp, tp.filters[h]))
-            for h in (1, 2)]
-        self.assertEqual(fuzz.resync(self.model, bodies), [])
-        self.assertEqual(self.masks(), [b'\xff\xff\0\0', b'\xff\0\0\0'])
-
-
-class TestProtocol(Base):
-    """A request without ETH_TYPE takes the filter's protocol."""
-
-    def test_no_eth_type_is_the_filters_protocol(self):
-        f = self.parse(attr('KEY_IPV4_SRC', b'\1\2\3\4'))
-        g = self.parse(attr('KEY_ETH_TYPE', be16(IP)),
-                       attr('KEY_IPV4_SRC', b'\1\2\3\4'))
-        self.assertEqual(f.ident(), g.ident())
-        self.assertEqual(self.dump(attr('KEY_IPV4_SRC', b'\1\2\3\4')),
-                         [(8, '0800'), (10, '01020304'), (11, 'ffffffff'),
-                          (22, '08000000'), (86, '00000000')])
-        # a VLAN protocol is the tag's TPID
-        f = self.parse(attr('KEY_VLAN_ID', u16(5)), proto=VLAN)
-        self.assertEqual(bytes(f.key['vlan_tpid']), be16(VLAN))
-        # protocol all: no ethertype, IPv4 keys refused
-        self.refused(22, 'Key requires protocol ip',
-                     attr('KEY_IPV4_SRC', b'\1\2\3\4'), proto=0x0003)
-
-
-class TestNumOfVlans(Base):
-    """Stock's rule: num_of_vlans > 0 makes the vlan_* keys apply (the
-    ethertype need not be a VLAN TPID; under protocol all there is no TPID
-    to match), num_of_vlans > 1 the cvlan_* keys."""
-
-    def test_protocol_all_one_tag_without_a_tpid(self):
-        f = self.parse(attr('KEY_NUM_OF_VLANS', b'\1'),
-                       attr('KEY_VLAN_PRIO', b'\5'), proto=0x0003)
-        self.assertFalse(any(f.mask['vlan_tpid']))
-        self.assertEqual(f.key['vlan_prio'][0], 5)
-        self.assertEqual(self.dump(attr('KEY_NUM_OF_VLANS', b'\1'),
-                                   attr('KEY_VLAN_PRIO', b'\5'),
-                                   proto=0x0003),
-                         [(24, '05'), (102, '01'), (22, '08000000'),
-                          (86, '00000000')])
-
-    def test_protocol_all_vlan_ethtype_ip_and_src_ip(self):
-        self.assertEqual(self.dump(
-            attr('KEY_NUM_OF_VLANS', b'\1'),
-            attr('KEY_VLAN_ETH_TYPE', be16(IP)),
-            attr('KEY_IPV4_SRC', b'\1\2\3\4'), proto=0x0003),
-            [(8, '0800'), (25, '0800'), (102, '01'), (10, '01020304'),
-             (11, 'ffffffff'), (22, '08000000'), (86, '00000000')])
-
-    def test_two_tags_without_vlan_ethtype(self):
-        # stock's is_vlan_key() with no VLAN_ETH_TYPE: num_of_vlans > 1
-        # is enough for the inner tag, and cvlan_ethtype is the protocol
-        self.assertEqual(self.dump(
-            attr('KEY_NUM_OF_VLANS', b'\2'), attr('KEY_CVLAN_ID', u16(7)),
-            attr('KEY_CVLAN_ETH_TYPE', be16(IPV6)), proto=0x0003),
-            [(8, '86dd'), (77, '0700'), (79, '86dd'), (102, '02'),
-             (22, '08000000'), (86, '00000000')])
-        f = self.parse(attr('KEY_NUM_OF_VLANS', b'\2'),
-                       attr('KEY_CVLAN_ID', u16(7)), proto=VLAN)
-        self.assertEqual(bytes(f.key['vlan_tpid']), be16(VLAN))
-        self.assertFalse(any(f.mask['cvlan_tpid']))
-
-    def test_tag_keys_need_enough_tags(self):
-        self.refused(22, 'Key requires vlan_ethtype 802.1q or 802.1ad',
-                     attr('KEY_NUM_OF_VLANS', b'\1'),
-                     attr('KEY_CVLAN_PRIO', b'\3'), proto=0x0003)
-        for n in (None, b'\0'):
-            with self.subTest(n=n):
-                attrs = [attr('KEY_VLAN_PRIO', b'\5')]
-                if n is not None:
-                    attrs.append(attr('KEY_NUM_OF_VLANS', n))
-                self.refused(22, 'Key requires protocol 802.1q or 802.1ad',
-                             *attrs, proto=0x0003)
-
-
-class TestAnswer(unittest.TestCase):
-    """Extack messages compare exactly, not on a prefix."""
-
-    def test_exact_message(self):
-        from stress.nlsock import Reply
-        want = Err(22, 'Key requires protocol ip')
-        self.assertTrue(fuzz.answer_matches(want, Reply(
-            err=22, msg='Key requires protocol ip')))
-        # the first 25 characters are the same: still another message
-        self.assertFalse(fuzz.answer_matches(want, Reply(
-            err=22, msg='Key requires protocol ip or ipv6')))
-        self.assertFalse(fuzz.answer_matches(want, Reply(err=22)))
-        self.assertFalse(fuzz.answer_matches(want, Reply(
-            err=95, msg='Key requires protocol ip')))
-        # None: the kernel gives none; ANY: not predicted
-        self.assertTrue(fuzz.answer_matches(Err(19), Reply(err=19)))
-        self.assertFalse(fuzz.answer_matches(Err(19), Reply(err=19,
-                                                            msg='x')))
-        self.assertTrue(fuzz.answer_matches(Err(22, fuzz.ANY), Reply(
-            err=22, msg='anything')))
-        self.assertTrue(fuzz.answer_matches(None, Reply(err=0)))
-        self.assertFalse(fuzz.answer_matches(None, Reply(err=0,
-                                                         lost=True)))
-
-
-def body(prio, proto, handle, opts, chain=0):
-    """An RTM_NEWTFILTER payload as a dump gives it (opts: [(type,
-    bytes)], None for a prio's header)."""
-    out = struct.pack('<BxxxiIII', 0, DEVS['fz0'], handle, 0xFFFFFFF1,
-                      (prio << 16) | socket.htons(proto))
-    out += nla(1, b'flower\0') + nla(11, struct.pack('<I', chain))
-    if opts is not None and A['IN_HW_COUNT'] not in (t for t, _v in opts):
-        opts = list(opts) + [(A['IN_HW_COUNT'], bytes(4))]   # fl_dump_flags()
-    if opts is not None:
-        out += nla(2, b''.join(nla(t, v) for t, v in opts))
-    return out
-
-
-class TestResync(Base):
-    FLAGS = (A['FLAGS'], struct.pack('<I', 8))
-
-    def test_unparseable_filter_is_a_problem(self):
-        # a VLAN key in a prio of protocol all: its TPID is not in the dump
-        bodies = [body(3, 0x0003, 0, None),
-                  body(3, 0x0003, 7, [(A['KEY_VLAN_ID'], b'\5\0'),
-                                      self.FLAGS])]
-        problems = fuzz.resync(self.model, bodies)
-        self.assertEqual(len(problems), 1)
-        self.assertIn('chain 0 prio 3 handle 0x7: a VLAN filter in a prio '
-                      'of protocol 0x3: its TPID is not in the dump',
-                      problems[0])
-        # one the parser refuses: a key that needs another protocol
-        problems = fuzz.resync(self.model, [
-            body(4, IPV6, 0, None),
-            body(4, IPV6, 1, [(A['KEY_IPV4_SRC'], b'\1\2\3\4'),
-                              (A['KEY_IPV4_SRC_MASK'], b'\xff' * 4),
-                              self.FLAGS])])
-        self.assertEqual(problems, [
-            "chain 0 prio 4 handle 0x1: the model cannot parse the dumped "
-            "filter (EINVAL 'Key requires protocol ip'): "
-            "[KEY_IPV4_SRC=01020304, KEY_IPV4_SRC_MASK=ffffffff, "
-            "FLAGS=00000000]"])
-        self.assertEqual(self.model.tps[(0, 4)].filters, {})
-
-    def test_vlan_filter_rebuilt_in_its_tpid_prio(self):
-        opts = [(A['KEY_ETH_TYPE'], b'\x08\x00'),
-                (A['KEY_VLAN_ID'], b'\5\0'),
-                (A['KEY_VLAN_ETH_TYPE'], b'\x08\x00'),
-                (A['KEY_CT_ZONE'], b'\1\0'),
-                (A['KEY_CT_ZONE_MASK'], b'\xff\xff'),
-                self.FLAGS]
-        problems = fuzz.resync(self.model, [body(2, VLAN, 0, None),
-                                            body(2, VLAN, 1, opts)])
-        self.assertEqual(problems, [])
-        tp = self.model.tps[(0, 2)]
-        self.assertEqual(bytes(tp.filters[1].mask['vlan_tpid']), b'\xff\xff')
-        self.assertEqual(list(tp.filters), [1])
-        self.assertEqual(list(tp.masks), [fuzz.canon(tp.filters[1].mask)])
-
-    def test_tagged_filters_rebuilt_with_the_protocol_as_tpid(self):
-        # num_of_vlans 1 in a prio of protocol ip: the TPID is ip; a QinQ
-        # filter with PPPoE inside: the innermost ethertype is ip
-        cases = [
-            (IP, [(A['KEY_ETH_TYPE'], be16(IPV6)),
-                  (A['KEY_VLAN_ETH_TYPE'], be16(IPV6)),
-                  (A['KEY_NUM_OF_VLANS'], b'\1'), self.FLAGS]),
-            (VLAN, [(A['KEY_ETH_TYPE'], be16(IP)),
-                    (A['KEY_VLAN_ETH_TYPE'], be16(QINQ)),
-                    (A['KEY_CVLAN_ETH_TYPE'], be16(PPP_SES)),
-                    (A['KEY_PPP_PROTO'], be16(0x21)),
-                    (A['KEY_PPPOE_SID'], be16(3)), self.FLAGS])]
-        for proto, opts in cases:
-            with self.subTest(proto=proto):
-                model = fuzz.Model(DEVS)
-                problems = fuzz.resync(model, [body(2, proto, 0, None),
-                                               body(2, proto, 1, opts)])
-                self.assertEqual(problems, [])
-                tp = model.tps[(0, 2)]
-                self.assertEqual(bytes(tp.filters[1].mask['vlan_tpid']),
-                                 b'\xff\xff')
-                self.assertEqual(bytes(tp.filters[1].key['vlan_tpid']),
-                                 be16(proto))
-
-    def test_a_filter_the_model_holds_is_kept_exact(self):
-        # src_ip under a zero mask does not dump, but sets addr_type: the
-        # model's own filter (and its mask) stays
-        op = fuzz.Op('new', ifindex=DEVS['fz0'], prio=4, proto=IP,
-                     flags=fuzz.NLM_F_CREATE,
-                     attrs=[attr('KEY_ETH_TYPE', b'\x08\x00'),
-                            attr('KEY_IPV4_SRC', b'\1\2\3\4'),
-                            attr('KEY_IPV4_SRC_MASK', bytes(4)),
-                            attr('KEY_ENC_KEY_ID', b'\0\0\0\5')])
-        self.model.predict_new(op)()
-        tp = self.model.tps[(0, 4)]
-        f = tp.filters[1]
-        dumped = self.model.expected_opts(tp, f)
-        problems = fuzz.resync(self.model, [body(4, IP, 0, None),
-                                            body(4, IP, 1, dumped)])
-        self.assertEqual(problems, [])
-        self.assertIs(self.model.tps[(0, 4)].filters[1], f)
-        self.assertEqual(bytes(f.mask['addr_type']), b'\xff\xff')
-
-    def test_changed_filter_is_rebuilt_from_the_dump(self):
-        op = fuzz.Op('new', ifindex=DEVS['fz0'], prio=5, proto=IP,
-                     flags=fuzz.NLM_F_CREATE,
-                     attrs=[attr('KEY_ENC_OPTS', TestGeneve.OPT),
-                            attr('KEY_ENC_OPTS_MASK', TestGeneve.ONES)])
-        self.model.predict_new(op)()
-        tp = self.model.tps[(0, 5)]
-        dumped = self.model.expected_opts(tp, tp.filters[1])
-        # the kernel holds other option data under the same mask
-        other = fuzz.geneve_dump(bytearray(b'\x01\x02\x80\x01\x00\x88\x00'
-                                           b'\x33') + bytes(247),
-                                 bytearray(b'\x01\x02\x80\x01') + bytes(251),
-                                 8)
-        i = [t for t, _v in dumped].index(A['KEY_ENC_OPTS'])
-        dumped[i] = (A['KEY_ENC_OPTS'], other)
-        problems = fuzz.resync(self.model, [body(5, IP, 0, None),
-                                            body(5, IP, 1, dumped)])
-        self.assertEqual(problems, [])
-        f = self.model.tps[(0, 5)].filters[1]
-        self.assertEqual(bytes(f.key['enc_opts'][:8]),
-                         bytes.fromhex('0102800100880033'))
-
-
-class TestStock(Base):
-    """--stock: dumps compared as sets, filters ours refuses kept opaque."""
-
-    def setUp(self):
-        super().setUp()
-        fuzz.Stock.on = True
-        self.addCleanup(setattr, fuzz.Stock, 'on', False)
-
-    def test_a_filter_ours_refuses_is_kept_opaque(self):
-        opts = [(A['KEY_IPV4_SRC'], b'\1\2\3\4'),
-                (A['KEY_IPV4_SRC_MASK'], b'\xff' * 4),
-                (A['FLAGS'], struct.pack('<I', 8))]
-        bodies = [body(4, IPV6, 0, None), body(4, IPV6, 1, opts)]
-        self.assertEqual(fuzz.resync(self.model, bodies), [])
-        tp = self.model.tps[(0, 4)]
-        self.assertIsInstance(tp.filters[1], fuzz.OpaqueFilter)
-        self.assertEqual(self.model.opaque, 1)
-        self.assertEqual(fuzz.compare_dump(self.model, bodies), [])
-        # in its own mask, whose key no other filter has
-        self.assertEqual(len(tp.masks), 1)
-        f = self.parse(attr('KEY_ETH_SRC', bytes(6)), proto=IPV6)
-        self.assertNotEqual(f.ident(), tp.filters[1].ident())
-
-    def test_attribute_order_does_not_count(self):
-        f = self.parse(attr('KEY_ETH_TYPE', be16(IP)),
-                       attr('KEY_IPV4_SRC', b'\1\2\3\4'))
-        f.handle = 1
-        tp = fuzz.Tp(0, 1, IP, None)
-        tp.put(f)
-        opts = list(reversed(self.model.expected_opts(tp, f)))
-        self.assertIsNone(fuzz.compare_filter(self.model, tp, f, opts, {}))
-        fuzz.Stock.on = False
-        self.assertIsNotNone(fuzz.compare_filter(self.model, tp, f, opts,
-                                                 {}))
-
-
-class TestGenerator(unittest.TestCase):
-    def test_sends_tunnel_and_ct_keys_and_dumps_round_trip(self):
-        rng = random.Random(5)
-        model = fuzz.Model(DEVS)
-        gen = fuzz.Gen(rng, model, DEVS['fz0'])
-        sent = dict.fromkeys((k for k, _p in fuzz.KINDS), 0)
-        accepted = dict(sent)
-        masks = collections.Counter()
-        for _ in range(1500):
-            x = rng.random()
-            op = gen.valid_add() if x < 0.45 else gen.replace() \
-                if x < 0.6 else gen.invalid() if x < 0.9 else gen.delete()
-            op.sanitize()
-            op.encode()
-            kinds = fuzz.meta_kinds(op)
-            for k in kinds:
-                sent[k] += 1
-            try:
-                commit = model.predict_del(op) if op.what == 'del' else \
-                    model.predict_new(op)
-            except Err:
-                continue
-            tp = getattr(commit, 'tp', None)
-            before = list(tp.masks) if tp is not None else []
-            commit()
-            after = list(tp.masks) if tp is not None else []
-            if before and set(after) - set(before):
-                masks['added beside others'] += 1
-            if after and set(before) - set(after):
-                masks['dropped, others left'] += 1
-            masks['most'] = max(masks['most'], len(after))
-            if op.recipe is not None and op.recipe.fam == 'nvlans' and \
-                    not any(t == fuzz.T_ETH_TYPE for t, _d, _m in op.attrs):
-                masks['tags without a TPID'] += 1
-            for k in kinds:
-                accepted[k] += 1
-        for k in ('tunnel', 'ct'):
-            self.assertGreater(sent[k], 100, k)
-            self.assertGreater(accepted[k], 30, k)
-        for k in ('ip_flags', 'cvlan', 'num_of_vlans', 'mpls', 'pppoe',
-                  'l2tpv3'):
-            self.assertGreater(sent[k], 40, k)
-            self.assertGreater(accepted[k], 10, k)
-        # second masks go into prios, and masks go with their last filter
-        self.assertGreater(masks['added beside others'], 50, masks)
-        self.assertGreater(masks['dropped, others left'], 10, masks)
-        self.assertGreaterEqual(masks['most'], 4, masks)
-        self.assertGreater(masks['tags without a TPID'], 5, masks)
-        # every filter the model holds parses back from its dump (but a
-        # tagged one with a TPID in a prio of protocol all: its TPID is
-        # not in the dump, resync() reports it)
-        for tp in model.tps.values():
-            self.assertEqual(list(tp.masks), list(collections.OrderedDict(
-                (c, 1) for c in tp.masks)))
-            self.assertEqual(set(tp.masks), {fuzz.canon(f.mask) for f in
-                                             tp.filters.values()})
-            for f in tp.filters.values():
-                opts = model.expected_opts(tp, f)
-                if tp.proto == fuzz.ETH_P_ALL and any(f.mask['vlan_tpid']):
-                    continue
-                g = model.fl_parse(fuzz.dumped_request(tp.proto, opts),
-                                   False, tp.proto)
-                self.assertEqual(g.mkey(f.mask), f.mkey())
-
-
-if __name__ == '__main__':
-    unittest.main()

@@ -1,14 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """The generated flower corpus: committed files are what
-tc-tests/generate.py writes, and the corpus is as large as the issue asks
+tc-tests/generate.py (the tcgen package) writes, and the corpus is as large as the issue asks
 (400+ flower cases, 100+ of them sending packets with scapy), with ids
 unique over the whole of tc-tests/.
 
 Run on the host, from the repository root: python3 -m unittest discover
-(generate.py needs scapy to compute packet sizes: use /usr/bin/python3).
+(tcgen needs scapy to compute packet sizes: use /usr/bin/python3).
 """
 
-import importlib.util
 import json
 import os
 import re
@@ -24,11 +23,9 @@ MIN_SCAPY = 100
 
 
 def load_generator():
-    spec = importlib.util.spec_from_file_location(
-        'flower_corpus_generate', os.path.join(TC_TESTS, 'generate.py'))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """tcgen.main: build() the corpus, and the manifest helpers."""
+    from tcgen import main
+    return main
 
 
 class TestGeneratedCorpus(unittest.TestCase):

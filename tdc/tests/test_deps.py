@@ -92,7 +92,7 @@ EXPLICIT = {
     # the tree's forwarding selftests (lib.sh, tc_*.sh) in the guest
     'mausezahn': 'selftests (lib.sh $MZ)', 'jq': 'selftests (lib.sh)',
     'ncat': 'selftests (lib.sh)', 'ping': 'selftests (lib.sh $PING)',
-    'ping6': 'selftests (lib.sh $PING6), ovs/scenarios.py',
+    'ping6': 'selftests (lib.sh $PING6), ovs/ovsctl.py',
     'ethtool': 'selftests (lib.sh)', 'bridge': 'selftests (lib.sh)',
     # tdc.py's $TC and $IP (the corpus, upstream's cases in make upstream)
     'tc': 'tdc ($TC)', 'ip': 'tdc ($IP)',
@@ -993,8 +993,8 @@ class TestDebPackages(unittest.TestCase):
                 ('patch', 'guest/series-check'),
                 ('qemu-system-x86_64', 'guest/run'),
                 ('busybox', 'guest/init'),
-                ('ovs-vsctl', 'ovs/scenarios.py'),
-                ('ovsdb-tool', 'ovs/scenarios.py'),
+                ('ovs-vsctl', 'ovs/ovsctl.py'),
+                ('ovsdb-tool', 'ovs/ovsctl.py'),
                 ('bc', 'selftests/in-guest'),
                 ('/usr/bin/python3', 'Makefile'),
                 ('tc', 'difftest/runner.py'),

@@ -13,8 +13,9 @@ from pyroute2.netlink.exceptions import NetlinkError
 from pyroute2.netlink.rtnl.marshal import MarshalRtnl
 from pyroute2.netlink.rtnl.tcmsg import tcmsg
 
-from tdc import flower_attrs, flowernl
-
+from flower import uapi
+from flower.tests.test_nl import tc_parent
+from tdc import flowernl
 
 
 def request(*argv):
@@ -32,10 +33,10 @@ def round_trip(msg, msg_class=flowernl.FlowerTcMsg):
 
 class TestNumbering(unittest.TestCase):
     def test_numbers_are_the_checked_table(self):
-        # test_flower_attrs checks the table against 6.1's pkt_cls.h
+        # flower/tests/test_uapi.py checks the table against 6.1's pkt_cls.h
         self.assertEqual([flowernl.NAME_BY_NUMBER[n]
                           for n in range(len(flowernl.FLOWER_ATTRS))],
-                         ['TCA_FLOWER_' + a.name for a in flower_attrs.TABLE])
+                         ['TCA_FLOWER_' + a.name for a in uapi.TABLE])
 
     def test_some_numbers(self):
         self.assertEqual(flowernl.ATTR_BY_NAME['TCA_FLOWER_KEY_ETH_DST'][0], 4)
@@ -189,11 +190,23 @@ class TestRequestFlags(unittest.TestCase):
 
 class TestParsing(unittest.TestCase):
     def test_handles_and_protocols(self):
-        self.assertEqual(flowernl.parse_tc_handle('ingress'), 0xFFFFFFF1)
+        self.assertEqual(flowernl.parse_tc_handle('ingress'), 0xFFFFFFF2)
         self.assertEqual(flowernl.parse_tc_handle('ffff:'), 0xFFFF0000)
         self.assertEqual(flowernl.parse_tc_handle('1:2'), 0x10002)
         self.assertEqual(flowernl.protocol_number('802.1q'), 0x8100)
         self.assertEqual(flowernl.protocol_number('0x88cc'), 0x88CC)
+
+    def test_parent_is_what_tc_sends(self):
+        """--parent ingress/egress land on clsact's classes, as `tc filter
+        add dev D ingress|egress` does: before, ingress was ffff:fff1 and
+        egress ffff:fff2, so a clsact qdisc refused the first ("Specified
+        class doesn't exist") and the second went to its ingress."""
+        for name in ('ingress', 'egress'):
+            msg = flowernl.build_request(flowernl.parse_args(
+                ['add', '--dev', 'unused', '--parent', name]), 7)
+            self.assertEqual(msg['parent'], tc_parent(name), name)
+        # the default is ingress
+        self.assertEqual(request()['parent'], tc_parent('ingress'))
 
     def test_names(self):
         for key in ('eth_dst', 'key_eth_dst', 'TCA_FLOWER_KEY_ETH_DST'):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""tc-tests/generate.py writes only what it wrote before: its manifest
+"""tc-tests/generate.py (tcgen.main) writes only what it wrote before: its manifest
 (filters/flower/generated.sha256) lists its files and their contents, and
 it never overwrites or deletes a file it did not write, nor one of its
 own that was changed by hand.  Here on a temporary directory with small

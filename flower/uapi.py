@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-"""flower_attrs.py - the TCA_FLOWER_* attributes of linux 6.1, in one table.
+"""flower.uapi - linux 6.1's flower uAPI, in one place.
 
-Every attribute of enum TCA_FLOWER_* in 6.1's include/uapi/linux/pkt_cls.h,
-whether our cls_flower implements it or not, with:
+TABLE: every attribute of enum TCA_FLOWER_* in 6.1's
+include/uapi/linux/pkt_cls.h, whether our cls_flower implements it or not:
 
   name      TCA_FLOWER_<name>
   number    its attribute type (the position in the enum)
-  nla_type  the pyroute2 nla type flowernl.py encodes and decodes it with.
-            It follows what stock cls_flower.c really puts and gets
+  nla_type  the pyroute2 nla type tdc/flowernl.py encodes and decodes it
+            with.  It follows what stock cls_flower.c really puts and gets
             (fl_policy, fl_dump_key), not always the uapi comments:
             VLAN_ID, MPLS_LABEL and CT_* are host order, KEY_FLAGS is
             be32; "hex" is raw bytes (nested attributes we do not model,
@@ -17,10 +17,12 @@ whether our cls_flower implements it or not, with:
   mask      the attribute it pairs with: a key's mask, or a mask's key
             (None: no mask)
 
-tdc/flowernl.py, tc-tests/generate.py, stress/fuzz.py, stress/churn.py
-and stress/lifecycle.py take attribute numbers, types and lengths from
-here; tdc/tests/test_flower_attrs.py checks the table against the 6.1
-header and fl_policy.
+Then the nested enums, the KEY_FLAGS bits, and the protocol names tc uses:
+ethertypes (ETH_P), PPP protocols (PPP_PROTO) and IP protocols (IP_PROTO).
+
+Pure data, no scapy or pyroute2: the guest imports it in every tool.
+flower/tests/test_uapi.py checks the table against the 6.1 header and
+fl_policy.
 """
 
 import collections
@@ -163,3 +165,38 @@ def number(name):
 
 def full_name(attr):
     return 'TCA_FLOWER_' + attr.name
+
+
+# --- protocol names ---------------------------------------------------------
+# tc's protocol names (iproute2's ll_proto table, lower case as tc accepts
+# them) -> ethertype; 'all' is ETH_P_ALL.  stress/fuzz.py draws from this
+# dict in its order: a new name goes at the end, or a seed's run changes.
+ETH_P = {
+    'ip': 0x0800, 'ipv6': 0x86dd, 'arp': 0x0806, 'rarp': 0x8035,
+    '802.1q': 0x8100, '802.1ad': 0x88a8, 'all': 0x0003, 'lldp': 0x88cc,
+    'mpls_uc': 0x8847, 'mpls_mc': 0x8848, 'ppp_ses': 0x8864,
+}
+# Other spellings some tools accept for the same numbers.
+ETH_P_ALIASES = {'ipv4': 'ip', 'vlan': '802.1q', 'pppoes': 'ppp_ses',
+                 '8021q': '802.1q', '8021ad': '802.1ad', 'mpls': 'mpls_uc'}
+VLAN_TPIDS = (ETH_P['802.1q'], ETH_P['802.1ad'])
+ETH_P_PPP_SES = ETH_P['ppp_ses']
+ETH_P_ALL = ETH_P['all']
+
+
+def ethertype(name):
+    """'ip', 'ipv4', '802.1Q' or '0x9000' -> the number."""
+    low = name.lower()
+    low = ETH_P_ALIASES.get(low, low)
+    return ETH_P[low] if low in ETH_P else int(name, 0)
+
+
+# PPP protocol numbers tc names (ppp_proto), and the ethertype the kernel
+# keys (basic.n_proto) for a PPPoE frame carrying each (fl_set_key_pppoe()).
+PPP_PROTO = {'ip': 0x21, 'ipv6': 0x57, 'mpls_uc': 0x281, 'mpls_mc': 0x283}
+PPP_CARRIED = {number: ETH_P[name] for name, number in PPP_PROTO.items()}
+
+# IP protocol numbers (include/uapi/linux/in.h) by the names tc takes for
+# ip_proto, and the few others the tools build packets with.
+IP_PROTO = {'icmp': 1, 'ipip': 4, 'tcp': 6, 'udp': 17, 'ipv6': 41,
+            'gre': 47, 'icmpv6': 58, 'l2tp': 115, 'sctp': 132}

@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: GPL-2.0
+"""flower - what the Python tools know about the flower classifier.
+
+uapi     attribute numbers, nested enums, protocol names (pure data)
+keys     one row per flower key, checked against cls_flower.c's fl_keys[]
+needs    what each key needs of the filter, and the kernel's messages
+
+Nothing here imports scapy or pyroute2: the guest loads these in every
+tool, and pyroute2 alone takes ~10 s to import under TCG.
+"""

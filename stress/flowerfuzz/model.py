@@ -1,0 +1,570 @@
+# SPDX-License-Identifier: GPL-2.0
+"""stress.flowerfuzz.model - the model of the tc core and of this classifier:
+which request is accepted, with which errno and extack, and what a dump
+holds.
+"""
+
+import errno
+import struct
+
+from flower import uapi
+from stress.nlsock import NLM_F_CREATE, NLM_F_EXCL, walk_attrs
+
+from stress.flowerfuzz.attrs import (A, ATTR_LEN, BINARY_LENGTHS, CVLAN_ATTRS,
+                                     EEXIST_MSG, ENC_ADDR_V4, ENC_ADDR_V6,
+                                     ENC_ANY, ENC_OPTS_MAX, ENC_V4, ENC_V6,
+                                     ETH_P_ALL, ETH_P_PPP_SES, Err, FLOWER_MAX,
+                                     FL_TUNNEL_ANY, INT_MAX, IP_FLAGS_KNOWN,
+                                     KEYS, MAX_LEN, MPLS_FIELDS, MPLS_LSE,
+                                     MPLS_USED, NEED_MSG, NESTED, NOT_IN_HW,
+                                     PPP_ATTRS, PPP_CARRIED,
+                                     TC_ACT_EXT_VAL_MASK, TUNNEL_GENEVE_OPT,
+                                     TUNNEL_OPTIONS_PRESENT, TYPE_MASK, T_ACT,
+                                     T_CLASSID, T_CVLAN_ETH_TYPE, T_CVLAN_ID,
+                                     T_CVLAN_PRIO, T_ENC_OPTS, T_ENC_OPTS_MASK,
+                                     T_ETH_TYPE, T_FLAGS, T_INDEV,
+                                     T_IN_HW_COUNT, T_IP_FLAGS,
+                                     T_IP_FLAGS_MASK, T_MPLS, T_MPLS_OPTS,
+                                     T_PPP_PROTO, T_VLAN_ETH_TYPE, T_VLAN_ID,
+                                     T_VLAN_PRIO, UNSUPPORTED, VAR, VLAN_ATTRS,
+                                     be16, u16le, u32le)
+from stress.flowerfuzz.compare import OpaqueFilter
+from stress.flowerfuzz.model_keys import (Filter, Tp, ct_state_error,
+                                          eth_type_dump, geneve_dump,
+                                          geneve_offsets, geneve_opts,
+                                          ip_flags_dump, is_tag, mpls_dump,
+                                          need_met, new_key, set_lse,
+                                          set_mpls_opt, strscpy_len,
+                                          zero_addrs_dump)
+
+
+class Model:
+    """What the kernel should hold after every accepted request."""
+
+    def __init__(self, devs):
+        self.tps = {}           # (chain, prio) -> Tp
+        self.devs = devs        # name -> ifindex (for INDEV)
+        self.opaque = 0         # --stock: filters kept as dumped
+        self.names = {i: n for n, i in devs.items()}
+
+    def nfilters(self):
+        return sum(len(t.filters) for t in self.tps.values())
+
+    def chain_tps(self, chain):
+        return sorted((t for t in self.tps.values() if t.chain == chain),
+                      key=lambda t: t.prio)
+
+    # -- the classifier: fl_change()'s parsing, as cls_flower.c does it ---
+    def fl_parse(self, attrs, tail_bad, proto=0x0003):
+        """attrs: [(type with flags, bytes, meta)], meta for ACT: the
+        generator's prediction (an Err to raise, or the list of actions).
+        Returns a Filter or raises Err."""
+        if attrs is None:
+            raise Err(errno.EINVAL, 'Missing flower options')
+        for t, data, _meta in attrs:
+            typ = t & TYPE_MASK
+            if typ <= 0 or typ > FLOWER_MAX:
+                raise Err(errno.EOPNOTSUPP, 'Unknown flower attribute type')
+            if typ in UNSUPPORTED:
+                raise Err(errno.EOPNOTSUPP, 'Unsupported flower attribute '
+                          'TCA_FLOWER_' + uapi.BY_NUMBER[typ].name)
+        # then the policy, attribute by attribute, then trailing bytes
+        for t, data, _meta in attrs:
+            ln = ATTR_LEN.get(t & TYPE_MASK)
+            if t & TYPE_MASK == T_INDEV and not data:   # NLA_STRING: >= 1
+                raise Err(errno.ERANGE, 'Attribute failed policy validation')
+            # NLA_NESTED: empty, or at least one attribute header
+            if t & TYPE_MASK in NESTED and data and len(data) < 4:
+                raise Err(errno.ERANGE, 'Attribute failed policy validation')
+            # NLA_BINARY with a maximum length
+            if len(data or b'') > MAX_LEN.get(t & TYPE_MASK, 1 << 16):
+                raise Err(errno.ERANGE, 'Attribute failed policy validation')
+            if ln and ln != VAR and len(data) != ln:
+                if ln in BINARY_LENGTHS:
+                    raise Err(errno.ERANGE,
+                              'binary attribute size out of range')
+                raise Err(errno.EINVAL, 'invalid attribute length')
+        if tail_bad:
+            raise Err(errno.EINVAL, 'bytes leftover after parsing '
+                                    'attributes')
+        tb = {}
+        for t, data, meta in attrs:
+            tb[t & TYPE_MASK] = (data, meta)
+
+        flags = 0
+        if T_FLAGS in tb:
+            flags = u32le(tb[T_FLAGS][0])
+            ok = not (flags & ~(1 | 2 | 16)) and (flags & 3) != 3
+            if not ok:
+                raise Err(errno.EINVAL, 'Invalid flower flags')
+            if flags & 2:
+                raise Err(errno.EINVAL, 'skip_sw needs hardware offload, '
+                                        'which this flower classifier does '
+                                        'not provide')
+        key, mask = new_key(), new_key()
+
+        if T_INDEV in tb:
+            data = tb[T_INDEV][0]
+            n = strscpy_len(data)
+            if n >= 16:
+                raise Err(errno.EINVAL, 'Interface name too long')
+            name = data[:n].split(b'\0')[0].decode('latin-1')
+            if name not in self.devs:
+                raise Err(errno.ENODEV, 'Network device not found')
+            key['indev'][:] = struct.pack('<i', self.devs[name])
+            mask['indev'][:] = b'\xff' * 4
+
+        self.set_eth_type(tb, proto, key, mask)
+        self.set_ip_flags(tb, key, mask)
+        self.set_mpls(tb, key, mask)
+        self.set_enc_control(tb, key, mask)
+        self.set_enc_opts(tb, key, mask)
+
+        for v, m, member, off, ln, need in KEYS:
+            val = tb.get(A['KEY_' + v])
+            msk = tb.get(A['KEY_' + m]) if m else None
+            if val is None:
+                if msk is not None:
+                    raise Err(errno.EINVAL, 'Mask given without its key')
+                continue
+            if not need_met(key, mask, need):
+                raise Err(errno.EINVAL, NEED_MSG[need])
+            # nla_memcpy(): a short ct_label (or its mask) is zero-padded
+            key[member][off:off + ln] = (val[0] + bytes(ln))[:ln]
+            mask[member][off:off + ln] = (msk[0] + bytes(ln))[:ln] \
+                if msk else b'\xff' * ln
+
+        if any(A['KEY_%s_%s' % (f, d)] in tb for f in ('IPV4', 'IPV6')
+               for d in ('SRC', 'DST')):
+            v4 = any(A['KEY_IPV4_' + d] in tb for d in ('SRC', 'DST'))
+            key['addr_type'][:] = struct.pack('<H', 2 if v4 else 3)
+            mask['addr_type'][:] = b'\xff\xff'
+        self.check_tags(tb, key, mask)
+        if be16(bytes(mask['tcp.flags'])) & ~0x0fff:
+            raise Err(errno.EINVAL, 'TCP flags mask has bits above 0xfff, '
+                                    'which no packet sets')
+        # fl_check_ct(): every ct key is built in (kernel/flower.config has
+        # NF_CONNTRACK, _ZONES, _MARK, _LABELS: no EOPNOTSUPP here); then
+        # the flags the filter asks to be set (key & mask) must be possible
+        msg = ct_state_error(u16le(bytes(key['ct.state'])) &
+                             u16le(bytes(mask['ct.state'])))
+        if msg:
+            raise Err(errno.EINVAL, msg)
+
+        acts = []
+        if T_ACT in tb:
+            meta = tb[T_ACT][1]
+            if isinstance(meta, Err):
+                raise meta
+            acts = list(meta)
+        classid = u32le(tb[T_CLASSID][0]) if T_CLASSID in tb else 0
+        return Filter(key, mask, flags, classid, acts)
+
+    # -- the protocol: fl_set_key_eth_type() and the functions it calls --
+    @staticmethod
+    def set_eth_type(tb, proto, key, mask):
+        """fl_set_key_eth_type(): ETH_TYPE (which must be the filter's
+        protocol unless that is all; without it, the filter's protocol)
+        is a tag's TPID (a VLAN TPID, or any ethertype when num_of_vlans
+        > 0), PPPoE's session ethertype or basic.n_proto; all is none of
+        them, but num_of_vlans > 0 still makes a tag (with no TPID to
+        match: stock's "num_of_vlans 1 vlan_prio 5" under protocol all).
+        Whether the tags' and PPP's attributes found their tag (or PPPoE)
+        is check_tags()', after the rows (num_of_vlans is one)."""
+        val = tb.get(T_ETH_TYPE)
+        et = be16(val[0]) if val else proto
+        if val and proto != ETH_P_ALL and et != proto:
+            raise Err(errno.EINVAL, "Key eth_type differs from the "
+                                    "filter's protocol")
+        if is_tag(et, tb, 0):
+            Model.set_vlans(tb, None if et == ETH_P_ALL else et, key, mask)
+        elif et != ETH_P_ALL:
+            Model.set_inner(tb, et, key, mask)
+
+    @staticmethod
+    def check_tags(tb, key, mask):
+        """fl_check_tags() (after the fl_keys[] rows): the tags' and PPP's
+        attributes must have found their tag (or PPPoE); fl_check_need()
+        thrice, in this order."""
+        for attrs, need in ((VLAN_ATTRS, 'VLAN'), (CVLAN_ATTRS, 'CVLAN'),
+                            (PPP_ATTRS, 'PPPOE')):
+            if any(t in tb for t in attrs) and \
+                    not need_met(key, mask, need):
+                raise Err(errno.EINVAL, NEED_MSG[need])
+
+    @staticmethod
+    def set_tag(vid, prio, tpid, pre, key, mask):
+        """fl_set_key_tag(): one tag (pre 'vlan' or 'cvlan'; tpid None:
+        a tag num_of_vlans asks for, with no TPID to match); the range
+        checks come before anything is set."""
+        if vid is not None:
+            v = u16le(vid[0])
+            if v > 4095:
+                raise Err(errno.EINVAL, 'VLAN id must be below 4096')
+            key[pre + '_id'][:] = struct.pack('<H', v)
+            mask[pre + '_id'][:] = struct.pack('<H', 0xFFF)
+        if prio is not None:
+            p = prio[0][0]
+            if p > 7:
+                raise Err(errno.EINVAL, 'VLAN priority must be below 8')
+            key[pre + '_prio'][0] = p
+            mask[pre + '_prio'][0] = 7
+        if tpid is not None:
+            key[pre + '_tpid'][:] = struct.pack('>H', tpid)
+            mask[pre + '_tpid'][:] = b'\xff\xff'
+
+    @staticmethod
+    def set_vlans(tb, tpid, key, mask):
+        """fl_set_key_vlans(): the outer tag; vlan_ethtype is the inner
+        tag's TPID when fl_is_tag(.., 1) says so (a VLAN TPID, or
+        num_of_vlans > 1), else the innermost ethertype.  Without
+        vlan_ethtype, num_of_vlans > 1 still makes the inner tag (no TPID
+        to match, as stock's is_vlan_key() with no attribute); else the
+        inner tag's keys are not looked at (not even their range)."""
+        Model.set_tag(tb.get(T_VLAN_ID), tb.get(T_VLAN_PRIO), tpid, 'vlan',
+                      key, mask)
+        nxt = tb.get(T_VLAN_ETH_TYPE)
+        if nxt is None:
+            if not is_tag(None, tb, 1):
+                return
+            et = None
+        else:
+            et = be16(nxt[0])
+            key['vlan_eth_type'][:] = nxt[0]
+            mask['vlan_eth_type'][:] = b'\xff\xff'
+            if not is_tag(et, tb, 1):
+                Model.set_inner(tb, et, key, mask)
+                return
+        Model.set_tag(tb.get(T_CVLAN_ID), tb.get(T_CVLAN_PRIO), et, 'cvlan',
+                      key, mask)
+        inner = tb.get(T_CVLAN_ETH_TYPE)
+        if inner is None:
+            return
+        key['cvlan_eth_type'][:] = inner[0]
+        mask['cvlan_eth_type'][:] = b'\xff\xff'
+        Model.set_inner(tb, be16(inner[0]), key, mask)
+
+    @staticmethod
+    def set_inner(tb, et, key, mask):
+        """fl_set_key_inner(): PPPoE session frames, or basic.n_proto."""
+        if et != ETH_P_PPP_SES:
+            key['n_proto'][:] = struct.pack('>H', et)
+            mask['n_proto'][:] = b'\xff\xff'
+            return
+        # fl_set_key_pppoe(): the session ethertype is pppoe.type; a PPP
+        # protocol of ip/ipv6/mpls also sets basic.n_proto (any other
+        # value is taken as given, no range)
+        key['pppoe.type'][:] = struct.pack('>H', ETH_P_PPP_SES)
+        mask['pppoe.type'][:] = b'\xff\xff'
+        pp = tb.get(T_PPP_PROTO)
+        if pp is None:
+            return
+        key['pppoe.ppp_proto'][:] = pp[0]
+        mask['pppoe.ppp_proto'][:] = b'\xff\xff'
+        if be16(pp[0]) in PPP_CARRIED:
+            key['n_proto'][:] = struct.pack('>H', PPP_CARRIED[be16(pp[0])])
+            mask['n_proto'][:] = b'\xff\xff'
+
+    @staticmethod
+    def set_ip_flags(tb, key, mask):
+        """fl_set_key_ip_flags(): key and mask (be32) both, known bits
+        only; any protocol."""
+        val, msk = tb.get(T_IP_FLAGS), tb.get(T_IP_FLAGS_MASK)
+        if val is None:
+            if msk is not None:
+                raise Err(errno.EINVAL, 'Mask given without its key')
+            return
+        if msk is None:
+            raise Err(errno.EINVAL, 'Missing flags mask')
+        if (struct.unpack('>I', val[0])[0] |
+                struct.unpack('>I', msk[0])[0]) & ~IP_FLAGS_KNOWN:
+            raise Err(errno.EOPNOTSUPP, 'Unsupported flower key flags: only '
+                                        'frag and firstfrag')
+        key['ip_flags'][:] = val[0]
+        mask['ip_flags'][:] = msk[0]
+
+    @staticmethod
+    def set_mpls(tb, key, mask):
+        """fl_set_key_mpls(): the protocol first (for any MPLS attribute,
+        options included), then either the first entry's own attributes
+        or the nested options, never both (EBADMSG)."""
+        first = [t for t in T_MPLS if t in tb]
+        opts = tb.get(T_MPLS_OPTS)
+        if (first or opts is not None) and not need_met(key, mask, 'MPLS'):
+            raise Err(errno.EINVAL, NEED_MSG['MPLS'])
+        fields = {n: tb[t][0] for n, t in zip(MPLS_FIELDS, T_MPLS)
+                  if t in tb}
+        if opts is None:
+            if first:
+                set_lse(fields, 1, key, mask)
+            return
+        if first:
+            raise Err(errno.EBADMSG, 'MPLS label, Traffic Class, Bottom Of '
+                                     'Stack and Time To Live must be '
+                                     'encapsulated in the MPLS options '
+                                     'attribute')
+        items, rem = walk_attrs(opts[0])
+        for t, payload in items:
+            if t & TYPE_MASK != MPLS_LSE:
+                raise Err(errno.EINVAL, 'Only LSE options are allowed in '
+                                        'MPLS options')
+            set_mpls_opt(payload, key, mask)
+        if rem or not mask['mpls'][MPLS_USED]:
+            raise Err(errno.EINVAL, 'Malformed or empty MPLS options')
+
+    @staticmethod
+    def set_enc_control(tb, key, mask):
+        """fl_set_key_enc_control(): the tunnel's family, or just "came
+        with tunnel metadata"."""
+        v4 = any(t in tb for t in ENC_V4)
+        v6 = any(t in tb for t in ENC_V6)
+        if v4 and v6:
+            raise Err(errno.EINVAL, 'IPv4 and IPv6 tunnel addresses cannot '
+                                    'be combined')
+        if v4 or v6:
+            key['enc_addr_type'][:] = struct.pack(
+                '<H', ENC_ADDR_V4 if v4 else ENC_ADDR_V6)
+            mask['enc_addr_type'][:] = b'\xff\xff'
+        elif any(t in tb for t in ENC_ANY):
+            key['enc_addr_type'][:] = struct.pack('<H', FL_TUNNEL_ANY)
+            mask['enc_addr_type'][:] = struct.pack('<H', FL_TUNNEL_ANY)
+
+    @staticmethod
+    def set_enc_opts(tb, key, mask):
+        """fl_set_key_enc_opts(): Geneve options and their mask, which
+        must have the options' lengths (the mask's length bits are then
+        all ones: lengths count exactly)."""
+        val, msk = tb.get(T_ENC_OPTS), tb.get(T_ENC_OPTS_MASK)
+        if val is None:
+            if msk is not None:
+                raise Err(errno.EINVAL, 'Mask given without its key')
+            return
+        kopts, n = geneve_opts(val[0])
+        if msk is not None:
+            mopts, mn = geneve_opts(msk[0])
+        else:
+            # No mask: "every bit counts", as the all-ones mask tc sends
+            # (ffff:ff:ff..).  NB the kernel at 1046a8a refuses this unless
+            # every option has 124 data bytes: it fills the mask's length
+            # bits with ones before comparing them with the key's.
+            mopts, mn = bytearray(ENC_OPTS_MAX), n
+            for off, dl in geneve_offsets(kopts, n):
+                mopts[off:off + 3] = b'\xff\xff\xff'
+                mopts[off + 3] = dl // 4
+                mopts[off + 4:off + 4 + dl] = b'\xff' * dl
+        if mn != n or any(
+                kopts[off + 3] & 0x1F != mopts[off + 3] & 0x1F
+                for off, _dl in geneve_offsets(kopts, n)):
+            raise Err(errno.EINVAL, "Tunnel options mask does not have the "
+                                    "options' lengths")
+        for off, _dl in geneve_offsets(kopts, n):
+            mopts[off + 3] |= 0x1F
+        key['enc_opts'][:] = bytes(kopts) + bytes([n]) + TUNNEL_GENEVE_OPT
+        mask['enc_opts'][:] = bytes(mopts) + b'\xff' + TUNNEL_OPTIONS_PRESENT
+
+    # -- the tc core: tc_new_tfilter() -----------------------------------
+    def predict_new(self, op):
+        """Returns (commit function) or raises Err."""
+        create = bool(op.flags & NLM_F_CREATE)
+        prio, proto, chain = op.prio, op.proto, op.chain or 0
+        if prio == 0 and not create:
+            raise Err(errno.ENOENT, 'Invalid filter command with priority '
+                                    'of zero')
+        self.check_qdisc(op)
+        if op.kind is not None and len(op.kind) >= 16:
+            raise Err(errno.EINVAL, 'Specified TC filter name too long')
+        if chain > TC_ACT_EXT_VAL_MASK:
+            raise Err(errno.EINVAL, 'Specified chain index exceeds upper '
+                                    'limit')
+        prio_alloc = prio == 0
+        if prio_alloc:
+            prio = 0x8000
+        tp = self.tps.get((chain, prio))
+        if tp and (prio_alloc or (tp.proto != proto and proto)):
+            raise Err(errno.EINVAL, 'Filter with specified priority/'
+                                    'protocol not found')
+        created = False
+        if tp is None:
+            if op.kind is None or not proto:
+                raise Err(errno.EINVAL, 'Filter kind and protocol must be '
+                                        'specified')
+            if not create:
+                raise Err(errno.ENOENT, 'Need both RTM_NEWTFILTER and '
+                                        'NLM_F_CREATE to create a new filter')
+            if prio_alloc:
+                # tcf_auto_prio(tcf_chain_tp_prev()): one below the first
+                # prio above 0x8000, else 0xC000
+                above = [t.prio for t in self.chain_tps(chain)
+                         if t.prio > 0x8000]
+                prio = (min(above) - 1) if above else 0xC000
+            if op.kind != 'flower':
+                raise Err(errno.ENOENT, 'TC classifier not found')
+            tp = self.tps.get((chain, prio))
+            if tp is not None:
+                if tp.proto != proto:
+                    raise Err(errno.EINVAL)
+            else:
+                tp = Tp(chain, prio, proto, op.recipe)
+                created = True
+        if op.kind is not None and op.kind != 'flower':
+            raise Err(errno.EINVAL, 'Specified filter kind does not match '
+                                    'existing one')
+        fold = tp.filters.get(op.handle) if op.handle else None
+        if fold is None and not create:
+            raise Err(errno.ENOENT, 'Need both RTM_NEWTFILTER and '
+                                    'NLM_F_CREATE to create a new filter')
+        if fold is not None and op.flags & NLM_F_EXCL:
+            raise Err(errno.EEXIST, 'Filter already exists')
+
+        f = self.fl_parse(op.attrs, op.tail_bad, tp.proto)
+        # any mask: a new one joins the prio's list (the youngest); the
+        # masked key must be unique within its mask (a replace may keep
+        # its own, or move the filter to another mask)
+        ident = f.ident()
+        if fold is not None:
+            handle = fold.handle
+            if ident != fold.ident():
+                for g in tp.filters.values():
+                    if g is not fold and g.ident() == ident:
+                        raise Err(errno.EEXIST, EEXIST_MSG)
+        else:
+            handle = op.handle
+            if not handle:
+                handle = 1
+                while handle in tp.filters:
+                    handle += 1
+                if handle > INT_MAX:
+                    raise Err(errno.ENOSPC, 'No free flower filter handle')
+            for g in tp.filters.values():
+                if g.ident() == ident:
+                    raise Err(errno.EEXIST, EEXIST_MSG)
+
+        def commit():
+            if created:
+                self.tps[(chain, tp.prio)] = tp
+            f.handle = handle
+            tp.put(f)
+            if op.recipe is not None and op.recipe not in tp.recipes:
+                tp.recipes.append(op.recipe)
+        commit.tp = tp
+        return commit
+
+    def check_qdisc(self, op):
+        if op.ifindex not in self.names:
+            raise Err(errno.ENODEV)
+        if op.parent == 0:
+            # the root qdisc of a dummy device (and lo) is noqueue
+            raise Err(errno.EINVAL, 'Qdisc not classful')
+        if op.parent >> 16 != 0xFFFF or op.ifindex != self.devs['fz0']:
+            raise Err(errno.EINVAL, "Parent Qdisc doesn't exists")
+
+    # -- tc_del_tfilter() ------------------------------------------------
+    def predict_del(self, op):
+        prio, proto, chain = op.prio, op.proto, op.chain or 0
+        if prio == 0 and (proto or op.handle or op.kind is not None):
+            raise Err(errno.ENOENT, 'Cannot flush filters with protocol, '
+                                    'handle or kind set')
+        self.check_qdisc(op)
+        if op.kind is not None and len(op.kind) >= 16:
+            raise Err(errno.EINVAL, 'Specified TC filter name too long')
+        if chain > TC_ACT_EXT_VAL_MASK:
+            raise Err(errno.EINVAL, 'Specified chain index exceeds upper '
+                                    'limit')
+        tps = self.chain_tps(chain)
+        if prio == 0:
+            def flush():
+                for t in tps:
+                    del self.tps[(chain, t.prio)]
+            return flush
+        if not tps:
+            raise Err(errno.ENOENT, 'Cannot find specified filter chain')
+        tp = self.tps.get((chain, prio))
+        if tp is None:
+            raise Err(errno.ENOENT, 'Filter with specified priority/'
+                                    'protocol not found')
+        if proto and tp.proto != proto:
+            raise Err(errno.EINVAL, 'Filter with specified priority/'
+                                    'protocol not found')
+        if op.kind is not None and op.kind != 'flower':
+            raise Err(errno.EINVAL, 'Specified filter kind does not match '
+                                    'existing one')
+        if op.handle == 0:
+            def drop_tp():
+                del self.tps[(chain, prio)]
+            return drop_tp
+        if op.handle not in tp.filters:
+            raise Err(errno.ENOENT, 'Specified filter handle not found')
+
+        def drop():
+            tp.remove(op.handle)
+            if not tp.filters:
+                del self.tps[(chain, prio)]
+        drop.tp = tp
+        return drop
+
+    # -- tc_get_tfilter() ------------------------------------------------
+    def predict_get(self, op):
+        prio, proto, chain = op.prio, op.proto, op.chain or 0
+        if prio == 0:
+            raise Err(errno.ENOENT, 'Invalid filter command with priority '
+                                    'of zero')
+        self.check_qdisc(op)
+        if chain > TC_ACT_EXT_VAL_MASK:
+            raise Err(errno.EINVAL, 'Specified chain index exceeds upper '
+                                    'limit')
+        if not self.chain_tps(chain):
+            raise Err(errno.EINVAL, 'Cannot find specified filter chain')
+        tp = self.tps.get((chain, prio))
+        if tp is None:
+            raise Err(errno.ENOENT, 'Filter with specified priority/'
+                                    'protocol not found')
+        if proto and tp.proto != proto:
+            raise Err(errno.EINVAL, 'Filter with specified priority/'
+                                    'protocol not found')
+        if op.kind is not None and op.kind != 'flower':
+            raise Err(errno.EINVAL, 'Specified filter kind does not match '
+                                    'existing one')
+        f = tp.filters.get(op.handle)
+        if f is None:
+            raise Err(errno.ENOENT, 'Specified filter handle not found')
+
+        def nothing():
+            pass
+        nothing.filter = (tp, f)
+        return nothing
+
+    # -- what fl_dump() should say ----------------------------------------
+    def expected_opts(self, tp, f):
+        """[(type, bytes)] of TCA_OPTIONS without TCA_FLOWER_ACT, in the
+        order fl_dump() puts them."""
+        if isinstance(f, OpaqueFilter):
+            return list(f.opts)
+        key, mask = f.key, f.mask
+        out = []
+        if f.classid:
+            out.append((T_CLASSID, struct.pack('<I', f.classid)))
+        if any(mask['indev']):
+            ifi = struct.unpack('<i', bytes(key['indev']))[0]
+            if ifi in self.names:
+                out.append((T_INDEV, self.names[ifi].encode() + b'\0'))
+        out += eth_type_dump(key, mask)
+        out += ip_flags_dump(key, mask)
+        out += mpls_dump(key, mask)
+        if mask['enc_opts'][ENC_OPTS_MAX]:      # mask len: 0xff
+            kopts = key['enc_opts'][:ENC_OPTS_MAX]
+            n = key['enc_opts'][ENC_OPTS_MAX]
+            out.append((T_ENC_OPTS, geneve_dump(kopts, kopts, n)))
+            out.append((T_ENC_OPTS_MASK, geneve_dump(
+                mask['enc_opts'][:ENC_OPTS_MAX], kopts, n)))
+        for v, m, member, off, ln, need in KEYS:
+            ms = bytes(mask[member][off:off + ln])
+            if not any(ms) or not need_met(key, mask, need):
+                continue
+            out.append((A['KEY_' + v], bytes(key[member][off:off + ln])))
+            if m:
+                out.append((A['KEY_' + m], ms))
+        out += zero_addrs_dump(key, mask)
+        # fl_dump_flags(): not in hardware, in no device
+        out.append((T_FLAGS, struct.pack('<I', f.flags | NOT_IN_HW)))
+        out.append((T_IN_HW_COUNT, struct.pack('<I', 0)))
+        return out

@@ -1,0 +1,548 @@
+# SPDX-License-Identifier: GPL-2.0
+"""stress.flowerfuzz.mutate - broken requests: masks without keys, wrong
+lengths, bad tunnel, MPLS and action attributes, garbage.
+"""
+
+import errno
+import struct
+
+from stress.nlsock import NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE, walk_attrs
+
+from stress.flowerfuzz.attrs import (A, ANY, ATTR_LEN, CT_EST, CT_FLAGS,
+                                     CT_INV, CT_NEW, CT_RPL, CT_TRK,
+                                     CVLAN_ATTRS, ENC_V4, ENC_V6, ETH_P, Err,
+                                     FLOWER_MAX, GENEVE, G_CLASS, G_DATA,
+                                     G_TYPE, INT_MAX, KEYS, LSE_ATTR,
+                                     LSE_FIELD, LSE_MAX, MAX_LEN, MPLS_FIELDS,
+                                     MPLS_LSE, NESTED, NLA_F_NESTED,
+                                     TC_ACT_EXT_VAL_MASK, TYPE_MASK, T_ACT,
+                                     T_CLASSID, T_CT_STATE, T_CVLAN_ID,
+                                     T_CVLAN_PRIO, T_ENC_OPTS, T_ENC_OPTS_MASK,
+                                     T_ETH_TYPE, T_FLAGS, T_INDEV, T_IP_FLAGS,
+                                     T_IP_FLAGS_MASK, T_MPLS, T_MPLS_OPTS,
+                                     T_NUM_OF_VLANS, T_PPPOE_SID, T_PPP_PROTO,
+                                     T_VLAN_ETH_TYPE, T_VLAN_ID, T_VLAN_PRIO,
+                                     UNSUPPORTED, VLAN_TPIDS, geneve_opt, nla)
+
+
+class MutateGen:
+    """Gen's mutate (a part of class Gen)."""
+
+    # -- broken requests -------------------------------------------------
+    def invalid(self):
+        r = self.rng
+        op = self.valid_add() if r.random() < 0.8 else self.replace()
+        op.label = 'bad'
+        op.recipe = None            # its prio (if it creates one) is odd
+        for _ in range(r.choice((1, 1, 1, 2))):
+            self.mutate(op)
+        return op
+    def mutate(self, op):
+        r = self.rng
+        m = r.choice(('length', 'length', 'lonemask', 'unknown', 'unsupp',
+                      'act', 'act', 'act', 'need', 'need', 'flags', 'vlan',
+                      'indev', 'dup', 'nlaflags', 'tail', 'noopts',
+                      'top', 'top', 'prio', 'maskdiff', 'handle',
+                      'tunnel', 'tunnel', 'ct', 'l2', 'l2', 'l2', 'mpls',
+                      'mpls'))
+        op.label += '-' + m
+        attrs = op.attrs if op.attrs is not None else []
+        fixed = [i for i, (t, d, _m) in enumerate(attrs)
+                 if ATTR_LEN.get(t & TYPE_MASK, 0) > 0 or
+                 (t & TYPE_MASK in set(MAX_LEN) | {T_ENC_OPTS, T_ENC_OPTS_MASK,
+                                                   T_MPLS_OPTS}
+                  and d is not None)]
+        if m == 'length':
+            if fixed:
+                i = r.choice(fixed)
+                t, d, mt = attrs[i]
+                if t & TYPE_MASK in MAX_LEN:        # ct_label: 0..16 bytes
+                    n = r.choice((0, 1, 15, 17, 20, 32))
+                elif t & TYPE_MASK in NESTED:       # a nest: not 1..3
+                    n = r.choice((1, 2, 3, len(d) - 1, len(d) + 1))
+                else:
+                    n = r.choice((0, 1, len(d) - 1, len(d) + 1, len(d) + 4,
+                                  64))
+                n = max(0, n)
+                attrs[i] = (t, (d * 70)[:n] if d else bytes(n), mt)
+            else:
+                attrs.append((A['KEY_IP_PROTO'], b'\x06\x00', None))
+        elif m == 'tunnel':
+            self.mutate_tunnel(op, attrs)
+        elif m == 'ct':
+            self.mutate_ct(op, attrs)
+        elif m == 'l2':
+            self.mutate_l2(op, attrs)
+        elif m == 'mpls':
+            self.mutate_mpls(op, attrs)
+        elif m == 'lonemask':
+            k = r.choice([k for k in KEYS if k[1]])
+            attrs.append((A['KEY_' + k[1]], b'\xff' * k[4], None))
+            drop = A['KEY_' + k[0]]
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK != drop]
+        elif m == 'unknown':
+            t = r.choice((0, FLOWER_MAX + 1, FLOWER_MAX + 2,
+                          r.randrange(FLOWER_MAX + 1, TYPE_MASK + 1)))
+            attrs.insert(r.randrange(len(attrs) + 1),
+                         (t, self.garbage(r.randrange(0, 24)), None))
+        elif m == 'unsupp':
+            t = r.choice(UNSUPPORTED)
+            attrs.insert(r.randrange(len(attrs) + 1),
+                         (t, self.garbage(r.choice((0, 1, 2, 4, 16))), None))
+        elif m == 'act':
+            attrs[:] = [a for a in attrs if a[0] != T_ACT]
+            t = T_ACT | r.choice((0, 0, 0x8000, 0x4000))
+            payload, meta = self.act_garbage()
+            attrs.append((t, payload, meta))
+        elif m == 'need':
+            k = r.choice(KEYS[1:] + KEYS[:1])
+            attrs.append((A['KEY_' + k[0]], self.value(k[0], k[4]), None))
+        elif m == 'flags':
+            v = r.choice((2, 3, 4, 8, 32, 0x80000000, r.randrange(1 << 32)))
+            attrs.append((T_FLAGS, struct.pack('<I', v), None))
+        elif m == 'vlan':
+            c = r.random()
+            if c < 0.3:
+                attrs.append((T_VLAN_ID, struct.pack(
+                    '<H', r.randrange(4096, 65536)), None))
+            elif c < 0.5:
+                attrs.append((T_VLAN_PRIO, bytes([r.randrange(8, 256)]), None))
+            elif c < 0.7:
+                attrs.append((T_VLAN_ETH_TYPE, struct.pack(
+                    '>H', r.choice(VLAN_TPIDS)), None))
+            else:
+                attrs.append((T_ETH_TYPE, struct.pack(
+                    '>H', r.choice(VLAN_TPIDS)), None))
+                attrs.append((T_VLAN_ID, struct.pack(
+                    '<H', r.randrange(5000)), None))
+        elif m == 'indev':
+            attrs.append((T_INDEV, r.choice((
+                b'nosuchdev\0', b'fz1', b'fz1\0garbage', b'',
+                b'x' * 15 + b'\0', b'x' * 16 + b'\0', b'lo' + b'\0' * 20,
+                b'fz1\0\0')), None))
+        elif m == 'dup':
+            if attrs:
+                t, d, mt = r.choice(attrs)
+                if mt is None and d is not None and \
+                        ATTR_LEN.get(t & TYPE_MASK, 0) > 0 and r.random() < .5:
+                    d = self.value_like(t, d)
+                attrs.append((t, d, mt))
+        elif m == 'nlaflags':
+            if attrs:
+                i = r.randrange(len(attrs))
+                t, d, mt = attrs[i]
+                if d is not None:
+                    attrs[i] = (t | r.choice((0x8000, 0x4000, 0xC000)), d, mt)
+        elif m == 'tail':
+            op.tail, op.tail_bad = self.bad_tail()
+            if op.attrs is None:
+                op.attrs = attrs
+        elif m == 'noopts':
+            if op.what == 'new':
+                op.attrs = None
+                return
+        elif m == 'top':
+            self.mutate_top(op)
+        elif m == 'prio':
+            op.prio = r.choice((0, 0, r.randrange(0x10000), 0x8000, 0xFFFF,
+                                0xC000))
+            op.flags |= NLM_F_CREATE
+        elif m == 'maskdiff':
+            other = self.instantiate(self.random_recipe())
+            keep = [a for a in attrs if a[0] in (T_ACT, T_FLAGS, T_CLASSID)]
+            attrs[:] = other + keep
+        elif m == 'handle':
+            op.handle = r.choice((0, 0xFFFFFFFF, INT_MAX, INT_MAX + 1, 1))
+        if op.attrs is None and attrs:
+            op.attrs = attrs
+    def mutate_tunnel(self, op, attrs):
+        """Tunnel keys no filter may have: both address families, bad
+        Geneve options (lists, options, lengths, classes, masks)."""
+        r = self.rng
+        c = r.choice(('mixed', 'opts', 'opts', 'opts', 'optsmask',
+                      'optsmask', 'nomask', 'lonemask', 'badlen'))
+        op.label += ':' + c
+        opt = geneve_opt(b'\x01\x02', b'\x80', b'\0\x88\0\x22')
+        if c == 'mixed':
+            attrs.append((r.choice(ENC_V4), self.garbage(4), None))
+            attrs.append((r.choice(ENC_V6), self.garbage(16), None))
+            if r.random() < 0.5:
+                r.shuffle(attrs)
+        elif c in ('opts', 'optsmask'):
+            bad = self.bad_geneve()
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in
+                        (T_ENC_OPTS, T_ENC_OPTS_MASK)]
+            if c == 'opts':
+                attrs.append((T_ENC_OPTS, bad, None))
+                if r.random() < 0.5:
+                    attrs.append((T_ENC_OPTS_MASK, opt, None))
+            else:
+                attrs.append((T_ENC_OPTS, opt, None))
+                attrs.append((T_ENC_OPTS_MASK, r.choice((
+                    bad, bad, geneve_opt(b'\xff\xff', b'\xff', b'\xff' * 8),
+                    opt + opt)), None))
+        elif c == 'nomask':
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in
+                        (T_ENC_OPTS, T_ENC_OPTS_MASK)]
+            attrs.append((T_ENC_OPTS, self.geneve_value(
+                self.geneve_spec()[0]), None))
+        elif c == 'lonemask':
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK != T_ENC_OPTS]
+            attrs.append((T_ENC_OPTS_MASK, opt, None))
+        elif c == 'badlen':
+            name = r.choice(('KEY_ENC_KEY_ID', 'KEY_ENC_IPV4_DST',
+                             'KEY_ENC_IPV6_SRC', 'KEY_ENC_UDP_DST_PORT',
+                             'KEY_ENC_IP_TTL_MASK', 'KEY_ENC_IPV6_DST_MASK'))
+            ln = ATTR_LEN[A[name]]
+            attrs.append((A[name], self.garbage(r.choice(
+                (0, 1, ln - 1, ln + 1, 2 * ln))), None))
+    def bad_geneve(self):
+        """An ENC_OPTS payload the kernel refuses (most of the time: a
+        random one may happen to be valid; the model says)."""
+        r = self.rng
+        cls, typ, data = b'\x01\x02', b'\x80', b'\0\x88\0\x22'
+        c = r.choice(('empty', 'short', 'kind', 'missing', 'classlen',
+                      'typelen', 'datalen', 'datalen', 'unknown', 'trail',
+                      'listtrail', 'toolong', 'random', 'unpadded'))
+        if c == 'empty':
+            return b''
+        if c == 'short':
+            return self.garbage(r.randrange(1, 4))
+        if c == 'kind':             # vxlan, erspan, gtp options
+            return geneve_opt(cls, typ, data) * r.randrange(2) + nla(
+                r.choice((2, 3, 4, 0, 0x3FFF)) | r.choice((0, NLA_F_NESTED)),
+                nla(1, data))
+        if c == 'missing':
+            parts = [nla(G_CLASS, cls), nla(G_TYPE, typ), nla(G_DATA, data)]
+            del parts[r.randrange(3)]
+            return nla(GENEVE, b''.join(parts))
+        if c == 'classlen':
+            return nla(GENEVE, nla(G_CLASS, self.garbage(r.choice(
+                (0, 1, 3, 4)))) + nla(G_TYPE, typ) + nla(G_DATA, data))
+        if c == 'typelen':
+            return nla(GENEVE, nla(G_CLASS, cls) + nla(G_TYPE, self.garbage(
+                r.choice((0, 2, 4)))) + nla(G_DATA, data))
+        if c == 'datalen':
+            return geneve_opt(cls, typ, self.garbage(r.choice(
+                (0, 1, 2, 3, 5, 6, 122, 125, 126, 128, 129, 200))))
+        if c == 'unknown':
+            return nla(GENEVE, nla(G_CLASS, cls) + nla(G_TYPE, typ) +
+                       nla(G_DATA, data) + nla(r.choice((0, 4, 0x3FFF)), b''))
+        if c == 'trail':            # bytes after an option's attributes
+            inner = nla(G_CLASS, cls) + nla(G_TYPE, typ) + nla(G_DATA, data)
+            return nla(GENEVE, inner + self.garbage(r.randrange(1, 4)))
+        if c == 'listtrail':        # bytes after the last option
+            return geneve_opt(cls, typ, data) + self.garbage(
+                r.randrange(1, 4))
+        if c == 'toolong':          # more than 255 bytes of options
+            return b''.join(geneve_opt(cls, typ, self.garbage(dl))
+                            for dl in r.choice(((124, 124, 4),
+                                                (124, 124, 124),
+                                                (100, 100, 48))))
+        if c == 'unpadded':
+            # the last option ends in an unpadded TYPE: the option parses,
+            # but the list's walk ends 3 bytes past its end (rem < 0)
+            inner = nla(G_CLASS, cls) + nla(G_DATA, data) + \
+                struct.pack('<HH', 5, G_TYPE) + typ
+            return struct.pack('<HH', 4 + len(inner), GENEVE) + inner
+        return self.garbage(r.randrange(4, 40))
+    def mutate_ct(self, op, attrs):
+        """ct_state flag sets no packet has, ct_label too long or short."""
+        r = self.rng
+        c = r.choice(('state', 'state', 'state', 'labels'))
+        op.label += ':' + c
+        if c == 'state':
+            v = r.choice((CT_NEW, CT_EST, CT_TRK | CT_NEW | CT_EST,
+                          CT_TRK | CT_NEW | CT_RPL, CT_TRK | CT_INV | CT_EST,
+                          CT_INV, CT_TRK | 0x40, 0x8000 | CT_TRK,
+                          r.randrange(65536)))
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in
+                        (T_CT_STATE, A['KEY_CT_STATE_MASK'])]
+            attrs.append((T_CT_STATE, struct.pack('<H', v), None))
+            x = r.random()
+            if x < 0.5:
+                attrs.append((A['KEY_CT_STATE_MASK'], struct.pack(
+                    '<H', r.choice((v, 0xFFFF, CT_FLAGS, v & ~CT_TRK,
+                                    r.randrange(65536)))), None))
+        else:
+            t = r.choice((A['KEY_CT_LABELS'], A['KEY_CT_LABELS_MASK']))
+            if t == A['KEY_CT_LABELS_MASK'] and r.random() < 0.7:
+                attrs.append((A['KEY_CT_LABELS'], self.garbage(16), None))
+            attrs.append((t, self.garbage(r.choice((0, 3, 16, 17, 24))),
+                          None))
+    def onto(self, op, attrs, fam):
+        """Make op a request for a prio of family fam (one that exists, or
+        a new one), with a filter of its recipe: the checks behind the
+        protocol's are reached.  Actions, flags and classid stay."""
+        r = self.rng
+        chain = op.chain or 0
+        tps = [t for t in self.model.tps.values() if t.chain == chain and
+               t.recipe is not None and t.recipe.fam == fam]
+        if tps and r.random() < 0.7:
+            tp = r.choice(tps)
+            op.prio, op.proto, recipe = tp.prio, tp.proto, tp.recipe
+        else:
+            recipe = self.random_recipe(fam)
+            used = {t.prio for t in self.model.tps.values()
+                    if t.chain == chain}
+            free = [p for p in range(1, 17) if p not in used]
+            op.prio = r.choice(free) if free else r.randrange(1, 0x10000)
+            op.proto = recipe.proto
+        op.flags |= NLM_F_CREATE
+        keep = [a for a in attrs if a[0] in (T_ACT, T_FLAGS, T_CLASSID)]
+        attrs[:] = self.instantiate(recipe) + keep
+    def mutate_l2(self, op, attrs):
+        """ip_flags, tags, num_of_vlans, PPPoE and L2TPv3 keys that are
+        refused: a lone or missing mask, unknown flag bits, an inner tag
+        without QinQ or out of range, PPP keys without PPPoE, an L2TPv3
+        session without ip_proto l2tp; or num_of_vlans making a tag of the
+        protocol."""
+        r = self.rng
+        c = r.choice(('flagsmask', 'flagsnomask', 'flagsbits', 'cvlan',
+                      'cvlanrange', 'cvlanrange', 'nvlans', 'ppp', 'ppp',
+                      'l2tp'))
+        op.label += ':' + c
+        flags = (T_IP_FLAGS, T_IP_FLAGS_MASK)
+        if c == 'flagsmask':
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK != T_IP_FLAGS]
+            attrs.append((T_IP_FLAGS_MASK, struct.pack('>I', r.randrange(4)),
+                          None))
+        elif c == 'flagsnomask':
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in flags]
+            attrs.append((T_IP_FLAGS, struct.pack('>I', r.randrange(4)),
+                          None))
+        elif c == 'flagsbits':
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in flags]
+            v = r.choice((4, 8, 0x80000000, r.randrange(1 << 32)))
+            x = r.random()
+            attrs.append((T_IP_FLAGS, struct.pack(
+                '>I', v if x < 0.5 else r.randrange(4)), None))
+            attrs.append((T_IP_FLAGS_MASK, struct.pack(
+                '>I', v if x >= 0.5 else 3), None))
+        elif c == 'cvlan':          # on whatever the filter is
+            attrs.append((r.choice(CVLAN_ATTRS), None, None))
+            t = attrs[-1][0]
+            attrs[-1] = (t, self.garbage(ATTR_LEN[t]), None)
+        elif c == 'cvlanrange':
+            if r.random() < 0.7:
+                self.onto(op, attrs, 'qinq')
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in
+                        (T_CVLAN_ID, T_CVLAN_PRIO)]
+            if r.random() < 0.5:
+                attrs.append((T_CVLAN_ID, struct.pack(
+                    '<H', r.randrange(4096, 65536)), None))
+            else:
+                attrs.append((T_CVLAN_PRIO, bytes([r.randrange(8, 256)]),
+                              None))
+        elif c == 'nvlans':
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK !=
+                        T_NUM_OF_VLANS]
+            attrs.append((T_NUM_OF_VLANS, bytes([r.choice((1, 2, 3, 255))]),
+                          None))
+        elif c == 'ppp':
+            if r.random() < 0.3:
+                self.onto(op, attrs, 'pppoe')
+            attrs.append((r.choice((T_PPP_PROTO, T_PPPOE_SID)), struct.pack(
+                '>H', r.choice((0x21, 0x57, r.randrange(65536)))), None))
+        elif c == 'l2tp':
+            attrs.append((A['KEY_L2TPV3_SID'], self.garbage(4), None))
+    def mutate_mpls(self, op, attrs):
+        """MPLS keys out of range, both forms at once, broken nested
+        options (most of them on an MPLS filter, so that the checks
+        behind the protocol's are reached); or on another protocol."""
+        r = self.rng
+        c = r.choice(('range', 'range', 'both', 'opts', 'opts', 'opts',
+                      'opts', 'proto'))
+        op.label += ':' + c
+        if c != 'proto' and r.random() < 0.8:
+            self.onto(op, attrs, 'mpls')
+        if c == 'range':
+            name = r.choice(('BOS', 'TC', 'LABEL'))
+            off, ln, m = LSE_FIELD[name]
+            bad = r.choice((m + 1, m + 2, (1 << 8 * ln) - 1,
+                            r.randrange(m + 1, 1 << 8 * ln)))
+            v = bytes([bad]) if ln == 1 else struct.pack('<I', bad)
+            if r.random() < 0.5:
+                self.drop_mpls(attrs)
+                attrs.append((A['KEY_MPLS_' + name], v, None))
+            else:
+                self.drop_mpls(attrs)
+                parts = [nla(LSE_ATTR['DEPTH'], bytes([r.randrange(1, 8)])),
+                         nla(LSE_ATTR[name], v)]
+                attrs.append((T_MPLS_OPTS, nla(MPLS_LSE, b''.join(parts)),
+                              None))
+        elif c == 'both':
+            self.drop_mpls(attrs)
+            attrs.append((A['KEY_MPLS_' + r.choice(MPLS_FIELDS[:3])],
+                          b'\1', None))
+            attrs.append((T_MPLS_OPTS, self.mpls_lse(1, ['LABEL']), None))
+        elif c == 'opts':
+            self.drop_mpls(attrs)
+            attrs.append((T_MPLS_OPTS, self.bad_mpls_opts(), None))
+        else:
+            attrs.append((r.choice(T_MPLS + [T_MPLS_OPTS]), None, None))
+            t = attrs[-1][0]
+            attrs[-1] = (t, self.mpls_lse(1, ['TTL']) if t == T_MPLS_OPTS
+                         else self.garbage(ATTR_LEN[t]), None)
+    @staticmethod
+    def drop_mpls(attrs):
+        attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in
+                    T_MPLS + [T_MPLS_OPTS]]
+    def bad_mpls_opts(self):
+        """A KEY_MPLS_OPTS payload the kernel refuses (most of the time: a
+        random one may happen to be valid; the model says)."""
+        r = self.rng
+        ok = self.mpls_lse(1, ['LABEL'])
+        depth = nla(LSE_ATTR['DEPTH'], b'\2')
+        c = r.choice(('empty', 'short', 'kind', 'nodepth', 'depth', 'dup',
+                      'len', 'len', 'unknown', 'trail', 'listtrail',
+                      'unpadded', 'random', 'onlydepth'))
+        if c == 'empty':
+            return b''
+        if c == 'short':
+            return self.garbage(r.randrange(1, 4))
+        if c == 'kind':             # not an LSE
+            return ok * r.randrange(2) + nla(
+                r.choice((0, 2, 3, 0x3FFF)) | r.choice((0, NLA_F_NESTED)),
+                depth)
+        if c == 'nodepth':
+            return nla(MPLS_LSE, nla(LSE_ATTR['TTL'], b'\1'))
+        if c == 'depth':
+            return nla(MPLS_LSE, nla(LSE_ATTR['DEPTH'], bytes([r.choice(
+                (0, 8, 9, 255))])))
+        if c == 'dup':              # the same depth twice
+            d = r.randrange(1, 8)
+            return self.mpls_lse(d, ['TTL']) + self.mpls_lse(d, ['LABEL'])
+        if c == 'len':
+            name = r.choice(('DEPTH', 'TTL', 'BOS', 'TC', 'LABEL'))
+            n = r.choice((0, 2, 3, 8)) if name == 'LABEL' else \
+                r.choice((0, 2, 4))
+            return nla(MPLS_LSE, (depth if name != 'DEPTH' else b'') +
+                       nla(LSE_ATTR[name], bytes(n)))
+        if c == 'unknown':
+            return nla(MPLS_LSE, depth + nla(r.choice(
+                (0, LSE_MAX + 1, 0x3FFF)), b''))
+        if c == 'trail':            # bytes after an entry's attributes
+            return nla(MPLS_LSE, depth + self.garbage(r.randrange(1, 4)))
+        if c == 'listtrail':        # bytes after the last entry
+            return ok + self.garbage(r.randrange(1, 4))
+        if c == 'unpadded':
+            # the last entry ends in an unpadded DEPTH: it parses, but the
+            # list's walk ends 3 bytes past its end (rem < 0)
+            inner = nla(LSE_ATTR['TTL'], b'\5') + \
+                struct.pack('<HH', 5, LSE_ATTR['DEPTH']) + b'\3'
+            return struct.pack('<HH', 4 + len(inner), MPLS_LSE) + inner
+        if c == 'onlydepth':        # valid: the packet has an entry there
+            return nla(MPLS_LSE, depth)
+        return self.garbage(r.randrange(4, 40))
+    def mutate_top(self, op):
+        r = self.rng
+        c = r.choice(('noflags', 'nokind', 'kind', 'longkind', 'ifindex',
+                      'parent', 'chain', 'proto0', 'protoconflict'))
+        op.label += ':' + c
+        if c == 'noflags':
+            op.flags &= ~(NLM_F_CREATE | NLM_F_EXCL | NLM_F_REPLACE)
+        elif c == 'nokind':
+            op.kind = None
+        elif c == 'kind':
+            # an unknown kind makes the kernel try to load cls_<kind>:
+            # slow in the guest, so keep it rare
+            op.kind = 'flowerx' if r.random() < 0.15 else 'flower'
+        elif c == 'longkind':
+            op.kind = 'flower' + 'x' * r.randrange(10, 30)
+        elif c == 'ifindex':
+            op.ifindex = r.choice((0, 1, 0x7FFFFFFE))
+        elif c == 'parent':
+            op.parent = r.choice((0, 0x12340000, 0xFFFF0000, 0xFFFFFFF2,
+                                  0xFFFFFFFF, 0xFFFE0000))
+        elif c == 'chain':
+            op.chain = r.choice((TC_ACT_EXT_VAL_MASK + 1, 0xFFFFFFFF,
+                                 TC_ACT_EXT_VAL_MASK))
+        elif c == 'proto0':
+            op.proto = 0
+        elif c == 'protoconflict':
+            op.proto = r.choice(list(ETH_P.values()) + [r.randrange(65536)])
+    def garbage(self, n):
+        return bytes(self.rng.randrange(256) for _ in range(n))
+    def value_like(self, t, d):
+        return bytes(self.rng.randrange(256) for _ in range(len(d)))
+    def bad_tail(self):
+        """Bytes after the last attribute of TCA_OPTIONS that do not form
+        an attribute: nla_for_each_nested() stops with bytes left."""
+        r = self.rng
+        c = r.random()
+        if c < 0.4:
+            return self.garbage(r.randrange(1, 4)), True
+        if c < 0.7:     # header claiming less than a header
+            return struct.pack('<HH', r.randrange(0, 4),
+                               r.randrange(1 << 16)), True
+        # header claiming more than what is left
+        extra = self.garbage(r.randrange(0, 8))
+        return struct.pack('<HH', 4 + len(extra) + r.randrange(1, 200),
+                           r.randrange(1, FLOWER_MAX + 1)) + extra, True
+    def act_garbage(self):
+        """(payload, meta) for a TCA_FLOWER_ACT that is not a well-formed
+        action list; meta is the expected result: an Err, or the actions
+        ([]: an action list with no action at prio 1 is accepted empty)."""
+        r = self.rng
+        bad = Err((errno.EINVAL, errno.ERANGE), ANY)
+        c = r.choice(('empty', 'ignored', 'noprio1', 'nokind', 'nokind',
+                      'gact-noopts', 'gact-noparms', 'gact-shortparms',
+                      'badverdict', 'longkind', 'second-bad', 'random',
+                      'random', 'unknownkind'))
+        gact_ok = nla(1, b'gact\0') + nla(0x8002, nla(2, struct.pack(
+            '<IIiii', 0, 0, 2, 0, 0)))
+        if c == 'empty':
+            return b'', []
+        if c == 'ignored':
+            return b''.join(nla(r.choice((0, 33, 40, 0x3FFF)),
+                                self.garbage(r.randrange(8)))
+                            for _ in range(r.randrange(1, 4))), []
+        if c == 'noprio1':
+            return nla(r.randrange(2, 33), gact_ok), []
+        if c == 'nokind':
+            inner = b''.join(nla(r.choice((3, 5, 8, 9)),
+                                 self.garbage(r.randrange(12)))
+                             for _ in range(r.randrange(0, 3)))
+            return nla(1, inner), bad
+        if c == 'gact-noopts':
+            return nla(1, nla(1, b'gact\0')), bad
+        if c == 'gact-noparms':
+            return nla(1, nla(1, b'gact\0') + nla(0x8002, nla(
+                3, self.garbage(4)))), bad
+        if c == 'gact-shortparms':
+            return nla(1, nla(1, b'gact\0') + nla(0x8002, nla(
+                2, self.garbage(r.randrange(0, 20))))), bad
+        if c == 'badverdict':
+            v = r.choice((9, 100, 0x7FFFFFFF, 0x30000000))
+            return nla(1, nla(1, b'gact\0') + nla(0x8002, nla(
+                2, struct.pack('<IIiii', 0, 0, v, 0, 0)))), \
+                Err(errno.EINVAL, 'invalid control action')
+        if c == 'longkind':
+            return nla(1, nla(1, b'g' * r.randrange(16, 40) + b'\0')), \
+                Err(errno.EINVAL, 'TC action name too long')
+        if c == 'second-bad':
+            return nla(1, gact_ok) + nla(2, nla(3, self.garbage(4))), \
+                Err(errno.EINVAL, 'TC action kind must be specified')
+        if c == 'unknownkind' and r.random() < 0.15:
+            # request_module("act_nosuch") runs modprobe: keep it rare
+            return nla(1, nla(1, b'nosuch\0') + nla(0x8002, b'')), \
+                Err(errno.ENOENT, 'Failed to load TC action module')
+        # random bytes: accepted empty when they hold no attribute of type
+        # 1 (prio 1); anything with one is refused.  Avoid bytes that name
+        # an action kind (a module load per message).
+        for _ in range(20):
+            payload = self.garbage(r.randrange(0, 48))
+            attrs, _rem = walk_attrs(payload)
+            tb = {}
+            for t, d in attrs:
+                if 1 <= t & TYPE_MASK <= 32:
+                    tb[t & TYPE_MASK] = d
+            if 1 not in tb:
+                return payload, []
+            sub, _ = walk_attrs(tb[1])
+            if not any(t & TYPE_MASK == 1 for t, _d in sub):
+                # prio 1 without a kind, and every later prio is not
+                # even looked at if prio 1 fails
+                return payload, bad
+        return b'', []
