@@ -41,6 +41,7 @@ sys.dont_write_bytecode = True
 from difftest import gen as G
 from difftest import keys as K
 from difftest import packets as P
+from flower import uapi
 
 # Declared differences: class (c), by design.  key -> (title, reason).
 # A refusal is one of them only when gen.predict_refusal() predicted it for
@@ -147,15 +148,14 @@ def addr_header(hexs):
         et = struct.unpack_from('>H', b, off)[0]
     off += 2
     if et == K.PROTOS['ppp_ses'] and len(b) >= off + 8:
-        et = {0x21: 0x0800, 0x57: 0x86dd}.get(
-            struct.unpack_from('>H', b, off + 6)[0])
+        et = uapi.PPP_CARRIED.get(struct.unpack_from('>H', b, off + 6)[0])
         off += 8
-    if et == 0x0800 and len(b) >= off + 20:
+    if et == uapi.ETH_P['ip'] and len(b) >= off + 20:
         ihl = (b[off] & 0xf) * 4
         tot = struct.unpack_from('>H', b, off + 2)[0]
         if b[off] >> 4 == 4 and 20 <= ihl <= min(tot, len(b) - off):
             return 4
-    if et == 0x86dd and len(b) >= off + 40 and b[off] >> 4 == 6:
+    if et == uapi.ETH_P['ipv6'] and len(b) >= off + 40 and b[off] >> 4 == 6:
         return 6
     return None
 

@@ -33,6 +33,8 @@ import sys
 sys.dont_write_bytecode = True
 
 from difftest import keys as K
+from flower import needs, uapi
+from flower.uapi import IP_PROTO
 from difftest import packets as P
 
 RX_DEV = 'dtr'   # the veth end whose ingress holds the filters
@@ -121,9 +123,10 @@ def need_met(f, need):
         return inner
     if eff not in ('ip', 'ipv6'):
         return False
-    return ipp == {'tcp': 6, 'udp': 17, 'sctp': 132, 'l2tp': 115,
-                   'icmp4': 1 if eff == 'ip' else -1,
-                   'icmp6': 58 if eff == 'ipv6' else -1}[need]
+    return ipp == {'tcp': IP_PROTO['tcp'], 'udp': IP_PROTO['udp'],
+                   'sctp': IP_PROTO['sctp'], 'l2tp': IP_PROTO['l2tp'],
+                   'icmp4': IP_PROTO['icmp'] if eff == 'ip' else -1,
+                   'icmp6': IP_PROTO['icmpv6'] if eff == 'ipv6' else -1}[need]
 
 
 SPECIAL = {1: [0, 0xff, 1, 0x80], 2: [0, 0xffff, 80, 443, 53, 1],
@@ -324,19 +327,7 @@ def gen_group(rng, size):
 # (compare.DESIGN) when stock accepts such a filter, None when it is no
 # declared difference (stock refuses it too, or the generator erred).
 EINVAL, EOPNOTSUPP = 22, 95
-NEED_MSG = {
-    'ip': 'Key requires protocol ip or ipv6',
-    'ipv4': 'Key requires protocol ip', 'ipv6': 'Key requires protocol ipv6',
-    'tcp': 'Key requires ip_proto tcp', 'udp': 'Key requires ip_proto udp',
-    'sctp': 'Key requires ip_proto sctp',
-    'icmp4': 'Key requires protocol ip and ip_proto icmp',
-    'icmp6': 'Key requires protocol ipv6 and ip_proto icmpv6',
-    'arp': 'Key requires protocol arp or rarp',
-    'vlan': 'Key requires protocol 802.1q or 802.1ad',
-    'cvlan': 'Key requires vlan_ethtype 802.1q or 802.1ad',
-    'mpls': 'Key requires protocol mpls_uc or mpls_mc',
-    'ppp': 'Key requires protocol ppp_ses',
-    'l2tp': 'Key requires ip_proto l2tp'}
+NEED_MSG = {K.NEED[n]: m for n, m in needs.MESSAGES.items() if n in K.NEED}
 # fl_keys[] after IP_PROTO (the VLAN, MPLS and PPP keys are parsed elsewhere)
 ROWS = ('eth_dst', 'eth_src', 'num_of_vlans', 'pppoe_sid', 'ipv4_src',
         'ipv4_dst', 'ipv6_src', 'ipv6_dst', 'ip_tos', 'ip_ttl', 'tcp_src',
@@ -345,7 +336,7 @@ ROWS = ('eth_dst', 'eth_src', 'num_of_vlans', 'pppoe_sid', 'ipv4_src',
         'icmpv6_code', 'arp_op', 'arp_sip', 'arp_tip', 'arp_sha', 'arp_tha',
         'l2tpv3_sid')
 # fl_set_key_pppoe(): ppp_proto ip/ipv6/mpls is also the filter's n_proto
-PPP_CARRIED = {0x21: 'ip', 0x57: 'ipv6', 0x281: 'mpls_uc', 0x283: 'mpls_mc'}
+PPP_CARRIED = {v: k for k, v in uapi.PPP_PROTO.items()}
 # (key, largest value, extack, class): stock masks VLAN values silently,
 # and refuses the MPLS ones as ours does (no declared difference)
 TAG_RANGES = (('_id', 0xfff, 'VLAN id must be below 4096'),
@@ -698,17 +689,18 @@ def near_misses(rng, s, f):
     if t['tags']:
         r = rng.random()
         if r < 0.4:
-            t['tags'][0][0] ^= 0x8100 ^ 0x88a8
+            t['tags'][0][0] ^= K.VLAN_TPIDS[0] ^ K.VLAN_TPIDS[1]
         elif r < 0.7:
             t['tags'].pop(0)
         else:
-            t['tags'].insert(0, [rng.choice([0x8100, 0x88a8]), 0, 0, rng.getrandbits(12)])
+            t['tags'].insert(0, [rng.choice(K.VLAN_TPIDS), 0, 0,
+                                  rng.getrandbits(12)])
         out.append(('near:tags', t))
     elif s.get('ip') and f['ip_proto'] is not None:
         t['ip']['proto'] = (t['ip']['proto'] + rng.randint(1, 255)) & 0xff
         out.append(('near:ip_proto', t))
     else:
-        t['tags'].insert(0, [0x8100, 0, 0, rng.getrandbits(12)])
+        t['tags'].insert(0, [K.VLAN_TPIDS[0], 0, 0, rng.getrandbits(12)])
         out.append(('near:tag', t))
     rng.shuffle(out)
     return out[:3]
@@ -742,7 +734,7 @@ def mutate(rng, s, how=None):
                      for _ in range(rng.randint(1, 3))]
     elif how == 'tags':
         n = rng.randint(0, 3)
-        t['tags'] = [[rng.choice([0x8100, 0x88a8]), rng.getrandbits(3),
+        t['tags'] = [[rng.choice(K.VLAN_TPIDS), rng.getrandbits(3),
                       rng.getrandbits(1) if rng.random() < 0.1 else 0,
                       rng.choice([0, 1, 4095, rng.getrandbits(12)])]
                      for _ in range(n)]
@@ -804,7 +796,7 @@ def mutate(rng, s, how=None):
         if r < 0.3:
             a['hrd'] = 6
         elif r < 0.6:
-            a['pro'] = 0x86dd
+            a['pro'] = uapi.ETH_P['ipv6']
         else:
             a['hln'], a['pln'] = rng.choice([(8, 4), (6, 16), (0, 0)])
     else:
