@@ -478,16 +478,7 @@ class Model:
             return flush
         if not tps:
             raise Err(errno.ENOENT, 'Cannot find specified filter chain')
-        tp = self.tps.get((chain, prio))
-        if tp is None:
-            raise Err(errno.ENOENT, 'Filter with specified priority/'
-                                    'protocol not found')
-        if proto and tp.proto != proto:
-            raise Err(errno.EINVAL, 'Filter with specified priority/'
-                                    'protocol not found')
-        if op.kind is not None and op.kind != 'flower':
-            raise Err(errno.EINVAL, 'Specified filter kind does not match '
-                                    'existing one')
+        tp = self.existing_tp(op, chain, prio, proto)
         if op.handle == 0:
             def drop_tp():
                 del self.tps[(chain, prio)]
@@ -502,6 +493,20 @@ class Model:
         drop.tp = tp
         return drop
 
+    def existing_tp(self, op, chain, prio, proto):
+        """The instance a delete or get names, as cls_api checks it."""
+        tp = self.tps.get((chain, prio))
+        if tp is None:
+            raise Err(errno.ENOENT, 'Filter with specified priority/'
+                                    'protocol not found')
+        if proto and tp.proto != proto:
+            raise Err(errno.EINVAL, 'Filter with specified priority/'
+                                    'protocol not found')
+        if op.kind is not None and op.kind != 'flower':
+            raise Err(errno.EINVAL, 'Specified filter kind does not match '
+                                    'existing one')
+        return tp
+
     # -- tc_get_tfilter() ------------------------------------------------
     def predict_get(self, op):
         prio, proto, chain = op.prio, op.proto, op.chain or 0
@@ -514,16 +519,7 @@ class Model:
                                     'limit')
         if not self.chain_tps(chain):
             raise Err(errno.EINVAL, 'Cannot find specified filter chain')
-        tp = self.tps.get((chain, prio))
-        if tp is None:
-            raise Err(errno.ENOENT, 'Filter with specified priority/'
-                                    'protocol not found')
-        if proto and tp.proto != proto:
-            raise Err(errno.EINVAL, 'Filter with specified priority/'
-                                    'protocol not found')
-        if op.kind is not None and op.kind != 'flower':
-            raise Err(errno.EINVAL, 'Specified filter kind does not match '
-                                    'existing one')
+        tp = self.existing_tp(op, chain, prio, proto)
         f = tp.filters.get(op.handle)
         if f is None:
             raise Err(errno.ENOENT, 'Specified filter handle not found')
