@@ -349,10 +349,17 @@ def strict_case_problems(case, relpath):
     return problems
 
 
+def what_it_tests(case):
+    """The case without its id and name: two cases equal in this run the
+    same commands and check the same result."""
+    return json.dumps({k: v for k, v in case.items()
+                       if k not in ('id', 'name')}, sort_keys=True)
+
+
 def check_tree(root):
     """(cases checked, cases with problems, [problem lines]) for the
     corpus under `root`; an unreadable file counts as one bad case."""
-    lines, count, bad, seen = [], 0, 0, {}
+    lines, count, bad, seen, tests = [], 0, 0, {}, {}
     for path in case_files([root]):
         rel = os.path.relpath(path, root)
         try:
@@ -369,6 +376,10 @@ def check_tree(root):
                 problems.append('duplicate id (also in {})'.format(seen[cid]))
             elif isinstance(cid, str):
                 seen[cid] = rel
+            twin = tests.setdefault(what_it_tests(case), cid)
+            if twin != cid:
+                problems.append('the same test as {} (only id and name '
+                                'differ)'.format(twin))
             lines += ['{}: {}: {}'.format(rel, cid, p) for p in problems]
             bad += bool(problems)
     return count, bad, lines

@@ -48,6 +48,16 @@ class TestTree(unittest.TestCase):
         self.assertEqual(len(problems), 1)
         self.assertIn('duplicate id', problems[0])
 
+    def test_same_test_under_two_ids(self):
+        # 05b0 and 09c9 were one case under two names: the second is
+        # reported; a case that differs in a command is another test
+        twin = dict(good_case('c3d4'), name='another name')
+        other = dict(good_case('e5f6'), cmdUnderTest='$TC -V')
+        self.write('filters/flower/a.json', [good_case('a1b2'), twin, other])
+        problems = self.problems()
+        self.assertEqual(len(problems), 1)
+        self.assertIn('c3d4: the same test as a1b2', problems[0])
+
     def test_duplicate_fails_the_program(self):
         self.write('x/a.json', [good_case('a1b2'), good_case('a1b2')])
         proc = self.run_program('--min-flower', '0', '--min-packets', '0')
@@ -79,8 +89,9 @@ class TestTree(unittest.TestCase):
         self.assertEqual(proc.stdout.splitlines()[-1], '2 passed, 0 failed')
 
     def test_id_format(self):
-        self.write('x/a.json', [good_case('A1B2'), good_case('12345'),
-                                good_case('zz00')])
+        self.write('x/a.json', [good_case(cid, cmdUnderTest='$TC -V %d' % i)
+                                for i, cid in enumerate(['A1B2', '12345',
+                                                         'zz00'])])
         self.assertEqual(len(self.problems()), 3)
 
     def test_flower_category(self):
