@@ -29,12 +29,12 @@ def tc_error_cases(c):
               tc_filter('add', 'ip', 'skip_sw dst_ip 10.0.0.0/8'), 2,
               'skip_sw needs hardware offload, which this flower '
               'classifier does not provide')
-    c.refused(t, 'skip_sw is refused also on $DEV2 and adds nothing',
-              '$TC filter add dev $DEV2 ingress protocol ip prio 1 flower '
+    c.refused(t, 'skip_sw is refused also on $DUMMY and adds nothing',
+              '$TC filter add dev $DUMMY ingress protocol ip prio 1 flower '
               'skip_sw dst_ip 10.0.0.0/8 action drop', 2,
               'skip_sw needs hardware offload, which this flower '
-              'classifier does not provide', dev='$DEV2',
-              setup=['$TC qdisc add dev $DEV2 ingress'])
+              'classifier does not provide', dev='$DUMMY',
+              setup=['$TC qdisc add dev $DUMMY ingress'])
     c.refused(t, 'skip_hw together with skip_sw: Invalid flower flags',
               tc_filter('add', 'ip', 'skip_hw skip_sw'), 2,
               'Invalid flower flags')

@@ -197,7 +197,10 @@ def delete_more_cases(c):
            **filters(0))
     c.case(t, 'Delete the ingress qdisc while filters are on it: the '
            'filters go with it', INGRESS_DEL, setup=two,
-           verify='$TC qdisc show dev $DEV1 ingress', pattern=r'\A\s*\Z')
+           # the root qdisc is listed still: upstream's tdc fails a verify
+           # that prints nothing
+           verify='$TC qdisc show dev $DEV1', pattern=r'^qdisc ingress ',
+           count=0)
     c.case(t, 'After deleting the qdisc with filters a new qdisc starts '
            'empty and takes a new mask',
            tc_filter('add', 'ip', 'src_ip 10.0.0.0/8', handle=1),
@@ -220,8 +223,10 @@ def delete_more_cases(c):
                   '$TC filter add dev $DEV1 egress protocol ip prio 1 '
                   'flower src_ip 10.0.0.0/8 action drop'],
            ingress=False,
-           verify='$TC actions list action gact',
-           pattern=r'\A\s*(total acts 0\s*)?\Z')
+           # at most "total acts 0": an action left takes several lines (a
+           # count, not the empty output upstream's tdc refuses)
+           verify='$TC actions list action gact | wc -l',
+           pattern=r'\A\s*[01]\s*\Z')
     c.case(t, 'Deleting a filter releases its action: gact index 1 goes',
            '$TC filter del dev $DEV1 ingress protocol ip prio 1 handle 1 '
            'flower',
@@ -268,11 +273,13 @@ def flag_cases(c):
            verify='$FLNL show --dev $DEV1',
            match_json=[{'handle': 0}, {'handle': 1, 'options': {
                'TCA_FLOWER_FLAGS': 9}}])
-    c.case(t, 'skip_hw on the dummy device $DEV2 (no offload there '
+    # $DUMMY, not $DEV2: upstream's nsPlugin leaves $DEV2 outside the
+    # case's namespace
+    c.case(t, 'skip_hw on the dummy device $DUMMY (no offload there '
            'either)',
-           '$TC filter add dev $DEV2 ingress protocol ip prio 1 handle 1 '
+           '$TC filter add dev $DUMMY ingress protocol ip prio 1 handle 1 '
            'flower skip_hw dst_ip 10.0.0.0/8 action drop',
-           setup=['$TC qdisc add dev $DEV2 ingress'], ingress=False,
-           verify='$TC -j filter show dev $DEV2 ingress',
+           setup=['$TC qdisc add dev $DUMMY ingress'], ingress=False,
+           verify='$TC -j filter show dev $DUMMY ingress',
            match_json=[{'kind': 'flower'}, {'options': {
                'handle': 1, 'skip_hw': True, 'not_in_hw': True}}])

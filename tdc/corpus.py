@@ -266,6 +266,11 @@ def case_commands(case):
     return found
 
 
+# Upstream's variables that name no device inside the case's namespace
+OUTSIDE_NAMES = {'DEV2': "upstream's nsPlugin leaves it outside the case's "
+                         "namespace: use $DUMMY"}
+
+
 def upstream_problems(case):
     """Why upstream's tdc.py could not run `case` as ours does (see above
     UPSTREAM_NAMES); empty if it can."""
@@ -279,6 +284,9 @@ def upstream_problems(case):
             elif name not in UPSTREAM_NAMES:
                 problems.append(where + '${} is not one of upstream '
                                 'tdc\'s variables'.format(name))
+            elif name in OUTSIDE_NAMES:
+                problems.append(where + '${}: {}'.format(
+                    name, OUTSIDE_NAMES[name]))
         parts, substitution, open_quote = shell_split(command)
         if open_quote:
             problems.append(where + 'a quote is not closed')

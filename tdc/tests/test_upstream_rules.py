@@ -71,6 +71,15 @@ class TestRules(unittest.TestCase):
                       'echo $($TC filter show dev $DEV1 ingress)'):
             self.assertTrue(problems(setup=[setup]), setup)
 
+    def test_dev2_is_outside_upstreams_namespace(self):
+        # 2435, 6da1 and 9d42 used $DEV2, which upstream's nsPlugin does
+        # not move into the case's namespace
+        found = problems(setup=['$TC qdisc add dev $DEV2 ingress'])
+        self.assertEqual(len(found), 1)
+        self.assertIn('$DEV2', found[0])
+        self.assertEqual(problems(setup=['$TC qdisc add dev $DUMMY ingress']),
+                         [])
+
     def test_pipes_only_into_text_filters(self):
         self.assertTrue(problems(cmdUnderTest='echo x | $TC -b -'))
         self.assertEqual(problems(cmdUnderTest='$TC -s qdisc show | '
@@ -87,7 +96,7 @@ class TestRules(unittest.TestCase):
     def test_variables(self):
         self.assertTrue(problems(cmdUnderTest='$PYTHON -c 1'))
         self.assertTrue(problems(cmdUnderTest='echo ${HOME}'))
-        self.assertEqual(problems(cmdUnderTest='echo $TESTID ${DEV2}'), [])
+        self.assertEqual(problems(cmdUnderTest='echo $TESTID ${DUMMY}'), [])
 
     def test_flnl_needs_the_mark(self):
         flnl = '$FLNL show --dev $DEV1'
