@@ -24,7 +24,9 @@ import json
 import os
 import statistics
 import subprocess
+import shutil
 import sys
+import tempfile
 import time
 
 from bench.classify import parallel_insert, parallel_rules
@@ -86,15 +88,17 @@ def main():
     mods = [m.split('=', 1) for m in a.module]
     os.makedirs(a.out, exist_ok=True)
     rates = {(name, lay): [] for name, _ in mods for lay in LAYOUTS}
+    tmp = tempfile.mkdtemp(prefix='insert_ab.')
     for r in range(a.rounds):
         for name, path in (mods if r % 2 == 0 else mods[::-1]):
             load(path)
             for lay in LAYOUTS:
-                rate = one_round(lay, a.procs, a.per, a.out)
+                rate = one_round(lay, a.procs, a.per, tmp)
                 rates[name, lay].append(rate)
                 print('round %d %-6s %-16s %8.0f filters/s'
                       % (r + 1, name, lay, rate), flush=True)
     unload()
+    shutil.rmtree(tmp)
     rows = []
     for lay in LAYOUTS:
         row = dict(layout=lay, processes=a.procs, filters=a.procs * a.per,
@@ -120,8 +124,10 @@ def markdown(rows, names, a):
     out = ['# Parallel inserts: %s in one guest run\n' % ' and '.join(names),
            '%d `tc -b` processes at once, %d filters each, %d vCPUs, wall '
            'time (not -icount); the modules alternate round by round, '
-           'medians of %d rounds.  `bench/insert_ab.py`, `make '
-           'bench-insert`.\n' % (a.procs, a.per, os.cpu_count(), a.rounds),
+           'medians of %d rounds.  Wall time moves with the host\'s load: '
+           'compare the two modules within a round.  `bench/insert_ab.py`, '
+           '`make bench-insert`.\n' % (a.procs, a.per, os.cpu_count(),
+                                       a.rounds),
            '| layout | ' + ' | '.join('%s: filters/s' % n for n in names) +
            (' | %s / %s |' % (names[1], names[0]) if len(names) == 2
             else ' |') + ' every round |',

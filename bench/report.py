@@ -540,10 +540,10 @@ def table(res, stock):
                 "prio, or all into prio 1 with distinct handles, as "
                 "tc-testing's concurrency.json does (`xargs -n 1 -P 10 "
                 "tc -b`). Inserts/s = all filters / the time from the "
-                "first start until the slowest process exited. Ours "
-                "takes RTNL for every insert (its ops do not set "
-                "TCF_PROTO_OPS_DOIT_UNLOCKED), the stock flower does "
-                "not. %s" % (
+                "first start until the slowest process exited. Both "
+                "flowers insert without RTNL (TCF_PROTO_OPS_DOIT_UNLOCKED); "
+                "two vCPUs in wall time: insert_ab.md (make "
+                "bench-insert). %s" % (
                     p.get("processes", "P"),
                     p.get("filters_per_process", "F"),
                     "The guest has ONE vCPU (-icount needs it): the "
