@@ -62,3 +62,62 @@ series-expand: tree-pristine
 
 series-import: tree-pristine
 	@$(REPO)/guest/make-series --import $(REPO) $(PRISTINE) $(SERIES_STEPS)
+
+# --- make series-corpus: each step's module runs the corpus cases of the
+# families that exist at that step (kernel/series/families; which cases,
+# tdc/series_cases.py).  Every step's cls_flower.c (guest/make-series
+# --expand, into build/series-corpus/steps: never series-expand's
+# directory, which may hold edits) is built as an external module (M=)
+# against build/obj/ours, as make stock-ext builds the stock one; then one
+# guest boot runs the steps in order: rmmod (retried), insmod the step's
+# module, check that it is the one answering, run its cases.  A step
+# whose cls_flower.c is the previous step's (10-kconfig) is not run again.
+# Ends with "N passed, N failed" per step and overall; a step with no case
+# selected fails.  SC_STEPS="01 02 09" runs some steps (name or number);
+# SC_SHARD=K/N only tdc.py's shard K of N of each step's cases (a cheaper
+# run: the shards of one N together are the whole run).
+SC_DIR        := $(BUILD)/series-corpus
+SC_OUT        := $(BUILD)/guest-out/series-corpus
+SC_OBJ        := $(BUILD)/obj/ours
+SC_STEPS      ?=
+SC_JOBS       ?= 2
+SC_TIMEOUT    ?= 7200
+SC_SHARD      ?=
+
+.PHONY: series-corpus series-corpus-modules
+
+series-corpus: tree-pristine
+	@rm -rf $(SC_DIR)/steps $(SC_OUT); mkdir -p $(SC_DIR) $(SC_OUT)
+	@$(REPO)/guest/make-series --expand $(REPO) $(PRISTINE) $(SC_DIR)/steps >/dev/null || { \
+		echo "series-corpus: guest/make-series --expand failed (above)"; echo "0 passed, 1 failed"; exit 1; }
+	@flock -n $(KERNEL_LOCK) true || echo "series-corpus: waiting for a kernel build ($(KERNEL_LOCK))"
+	+@flock $(KERNEL_LOCK) $(MAKE) --no-print-directory series-corpus-modules || { \
+		echo "0 passed, 1 failed"; exit 1; }
+	@steps=$$(cd $(REPO) && $(PYTHON) -m tdc.series_cases steps $(SC_STEPS)) || exit 1; \
+	pairs=; for s in $$steps; do [ -e $(SC_OUT)/$$s.same ] || \
+		pairs="$$pairs $$s=$(SC_DIR)/ko/$$s/cls_flower.ko"; done; \
+	rc=0; [ -z "$$pairs" ] || $(REPO)/guest/run --no-load-flower --timeout $(SC_TIMEOUT) \
+		--console-log $(BUILD)/logs/console-series-corpus.log -- \
+		$(PYTHON) -m tdc.series_cases run -J $(SC_JOBS) $(if $(SC_SHARD),--shard $(SC_SHARD)) \
+		$(SC_OUT) $$pairs \
+		> $(SC_OUT)/guest.out 2>&1 || rc=$$?; \
+	grep -E '^(series_cases|guest/run):|^not ok' $(SC_OUT)/guest.out || true; \
+	cd $(REPO) && $(PYTHON) -m tdc.series_cases report --guest-rc $$rc \
+		$(if $(SC_SHARD),--shard $(SC_SHARD)) $(SC_OUT) $$steps
+
+# Each step's module, under the kernel lock (build/obj/ours must not
+# change meanwhile); a step whose cls_flower.c is the previous one's gets
+# $(SC_OUT)/NAME.same instead.
+series-corpus-modules:
+	@set -e; [ -e $(SC_OBJ)/Module.symvers ] || { echo "series-corpus: build ours first (make kernel)"; exit 1; }; \
+	prev=; for s in $$(cd $(REPO) && $(PYTHON) -m tdc.series_cases steps); do \
+		src=$(SC_DIR)/steps/$$s/net/sched/cls_flower.c; \
+		if [ -n "$$prev" ] && cmp -s $$src $(SC_DIR)/steps/$$prev/net/sched/cls_flower.c; then \
+			echo $$prev > $(SC_OUT)/$$s.same; continue; fi; \
+		prev=$$s; d=$(SC_DIR)/ko/$$s; \
+		if [ -e $$d/cls_flower.ko ] && cmp -s $$src $$d/cls_flower.c && \
+		   [ $$d/cls_flower.ko -nt $(SC_OBJ)/Module.symvers ]; then continue; fi; \
+		rm -rf $$d; mkdir -p $$d; cp $$src $$d/; echo 'obj-m := cls_flower.o' > $$d/Kbuild; \
+		echo "  SERIES  $$s: cls_flower.ko (M=, against $(SC_OBJ))"; \
+		$(MAKE) -s -C $(OURS) O=$(SC_OBJ) M=$$d -j$(JOBS) modules; \
+	done

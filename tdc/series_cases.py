@@ -1,0 +1,606 @@
+# SPDX-License-Identifier: GPL-2.0
+"""tdc.series_cases - which step of the patch series a tdc case can run at.
+
+kernel/series/families says what each step of kernel/series/series adds
+(key families such as vlan or tunnel, and features: masks, templates).
+A case needs the families its own commands use: the flower words of its
+tc requests (vlan_id -> vlan, enc_key_id -> tunnel...), the attributes
+of its $FLNL requests (by uAPI name), its protocols (802.1q -> vlan,
+ppp_ses -> pppoe), "masks" when two filters of one prio have different
+masks (an add or a replace: step 01 has one mask per prio and refuses
+the second), and "templates" for a flower chain template.  A case runs
+at a step when all its families exist there.
+
+    python3 -m tdc.series_cases list            every case: its step, families
+    python3 -m tdc.series_cases ids STEP        ids of the cases run at STEP
+    python3 -m tdc.series_cases run OUT STEP=KO... (in the guest) for each
+        step, load KO as cls_flower and run its cases; TAP in OUT/STEP.tap
+    python3 -m tdc.series_cases report OUT STEP...  per step and overall
+        "N passed, N failed" from those TAP files
+
+The key -> family table is ours (flower/keys.py has no family column);
+tdc/tests/test_series_cases.py checks that every uAPI attribute and every
+tc word of flower/keys.py has a family.
+"""
+
+import argparse
+import collections
+import glob
+import ipaddress
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+from flower import uapi
+from tdc import tdc
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FAMILIES_FILE = os.path.join(REPO, 'kernel', 'series', 'families')
+SERIES_FILE = os.path.join(REPO, 'kernel', 'series', 'series')
+CASES = os.path.join(REPO, 'tc-tests', 'filters', 'flower')
+
+# uAPI attribute (TCA_FLOWER_ without the prefix) -> family; first match.
+# core: what step 01 parses, or refuses the way every later step does
+# (port ranges, the hash key, IN_HW_COUNT: EOPNOTSUPP, named).
+ATTR_FAMILY = (
+    (r'KEY_ENC_.*', 'tunnel'),
+    (r'KEY_C?VLAN_.*|KEY_NUM_OF_VLANS', 'vlan'),
+    (r'KEY_ICMPV[46]_.*', 'icmp'),
+    (r'KEY_ARP_.*', 'arp'),
+    (r'KEY_SCTP_.*', 'sctp'),
+    (r'KEY_TCP_FLAGS(_MASK)?', 'tcp_flags'),
+    (r'KEY_IP_(TOS|TTL)(_MASK)?', 'tos_ttl'),
+    (r'KEY_FLAGS(_MASK)?', 'ip_flags'),
+    (r'KEY_MPLS_.*', 'mpls'),
+    (r'KEY_PPPOE_SID|KEY_PPP_PROTO', 'pppoe'),
+    (r'KEY_L2TPV3_SID', 'l2tpv3'),
+    (r'KEY_CT_.*', 'conntrack'),
+    (r'UNSPEC|CLASSID|INDEV|ACT|FLAGS|IN_HW_COUNT|KEY_HASH(_MASK)?'
+     r'|KEY_PORT_(SRC|DST)_(MIN|MAX)|KEY_ETH_(DST|SRC)(_MASK)?|KEY_ETH_TYPE'
+     r'|KEY_IP_PROTO|KEY_IPV[46]_(SRC|DST)(_MASK)?'
+     r'|KEY_(TCP|UDP)_(SRC|DST)(_MASK)?', 'core'),
+)
+
+# tc's flower words (iproute2 6.1 f_flower.c) -> family.  The ports are
+# core but SCTP's (the request's ip_proto tells, see families()).
+TC_WORD_FAMILY = {
+    'core': 'dst_mac src_mac eth_type ip_proto dst_ip src_ip dst_port '
+            'src_port indev classid hw_tc skip_sw skip_hw verbose handle',
+    'vlan': 'vlan_id vlan_prio vlan_ethtype cvlan_id cvlan_prio '
+            'cvlan_ethtype num_of_vlans',
+    'icmp': 'type code icmp_type icmp_code',
+    'arp': 'arp_op arp_sip arp_tip arp_sha arp_tha',
+    'tcp_flags': 'tcp_flags',
+    'tos_ttl': 'ip_tos ip_ttl',
+    'ip_flags': 'ip_flags',
+    'mpls': 'mpls lse mpls_label mpls_tc mpls_bos mpls_ttl',
+    'pppoe': 'pppoe_sid ppp_proto',
+    'l2tpv3': 'l2tpv3_sid',
+    'tunnel': 'enc_key_id enc_dst_ip enc_src_ip enc_dst_port enc_src_port '
+              'enc_tos enc_ttl geneve_opts vxlan_opts erspan_opts gtp_opts',
+    'conntrack': 'ct_state ct_zone ct_mark ct_label ct_labels',
+}
+TC_WORD = {w: fam for fam, words in TC_WORD_FAMILY.items()
+           for w in words.split()}
+# flower words without a value (the rest take one); mpls's "lse" opens an
+# entry of its words depth/label/tc/bos/ttl, all under the mpls key
+VALUELESS = {'skip_sw', 'skip_hw', 'verbose', 'mpls', 'lse'}
+MPLS_LSE_WORDS = {'depth', 'label', 'tc', 'bos', 'ttl'}
+
+# protocols (tc's protocol, $FLNL --protocol, eth_type, vlan_ethtype
+# values) that step 01 refuses and a later step brings
+PROTOCOL_FAMILY = {'802.1q': 'vlan', '802.1ad': 'vlan', 'vlan': 'vlan',
+                   '0x8100': 'vlan', '0x88a8': 'vlan',
+                   'ppp_ses': 'pppoe', 'pppoes': 'pppoe', '0x8864': 'pppoe'}
+
+# One tc request ("filter add ... flower ...", also inside a batch file
+# written by printf/awk) or $FLNL request ("add --dev ..."): up to a quote,
+# a shell separator or a literal \n (awk's printf)
+TC_REQ = re.compile(r'\b(filter|chain)\s+(add|replace|change|create)\s+'
+                    r'([^\'"\n;&|\\]*)')
+FLNL_REQ = re.compile(r'(?:^|[\s\'])(add|replace|change)\s+'
+                      r'(--dev\s[^\'"\n;&|\\]*)')
+
+Request = collections.namedtuple(
+    'Request', 'obj op where prio handle protocol keys attrs refused')
+# a qdisc's del (all its prios go), a filter del (its prio, or a handle)
+RESET = re.compile(r'\b(?:qdisc|filter)\s+del(?:ete)?\s+([^\'"\n;&|\\]*)')
+
+
+def attr_family(name):
+    """The family of a uAPI attribute name (KEY_VLAN_ID), or None."""
+    for pattern, family in ATTR_FAMILY:
+        if re.fullmatch(pattern, name):
+            return family
+    return None
+
+
+def commands(case):
+    """(command, expected to fail) of the case's commands that can create
+    something: setup and cmdUnderTest (teardown removes; verifyCmd shows)."""
+    out = [(e[0] if isinstance(e, list) else e, False)
+           for e in case.get('setup', [])]
+    return out + [(case.get('cmdUnderTest', ''),
+                   str(case.get('expExitCode', '0')) != '0')]
+
+
+def parse_tc(obj, op, text, refused):
+    """A tc request's words -> Request; keys are (word, value) pairs of
+    its flower options (before the first action)."""
+    words = text.split()
+    where, prio, handle, protocol, i = [], None, None, None, 0
+    while i < len(words) and words[i] != 'flower':
+        w, val = words[i], (words[i + 1:i + 2] or [''])[0]
+        if w in ('ingress', 'egress', 'root'):
+            where.append(('parent', w))
+            i += 1
+            continue
+        if w in ('dev', 'block', 'parent', 'chain'):
+            where.append((w, val))
+        elif w in ('prio', 'pref', 'priority', 'preference'):
+            prio = val
+        elif w in ('protocol', 'proto'):
+            protocol = val
+        elif w == 'handle':
+            handle = val
+        i += 2          # every other word before "flower" takes a value
+    if obj != 'reset' and not any(f == 'chain' for f, _ in where):
+        where.append(('chain', '0'))    # a delete without one: every chain
+    keys, i = [], i + 1
+    lse = False
+    while i < len(words) and words[i] not in ('action', 'actions'):
+        w = words[i]
+        if w in VALUELESS:
+            lse = lse or w == 'lse'
+            keys.append((w, None))
+            i += 1
+            continue
+        if lse and w in MPLS_LSE_WORDS:
+            w = 'mpls_' + w
+        keys.append((w, words[i + 1] if i + 1 < len(words) else ''))
+        i += 2
+    return Request(obj, op, frozenset(where), prio, handle, protocol,
+                   tuple(keys),
+                   (), refused)
+
+
+def parse_flnl(op, text, refused):
+    """A $FLNL request's options -> Request; attrs are (NAME, value) with
+    uAPI names (--attr ipv4_dst=.., --raw key_eth_dst_mask=.., --raw 200=)."""
+    words = text.split()
+    opts, attrs = {}, []
+    for w, val in zip(words, words[1:] + ['']):
+        if w in ('--attr', '--raw'):
+            name, _, value = val.partition('=')
+            if name.isdigit():
+                attr = uapi.BY_NUMBER.get(int(name))
+                # beyond TCA_FLOWER_MAX: refused alike at every step
+                name = attr.name if attr else 'UNSPEC'
+            name = name.upper()
+            if name not in uapi.BY_NAME and 'KEY_' + name in uapi.BY_NAME:
+                name = 'KEY_' + name
+            attrs.append((name, value))
+        elif w.startswith('--'):
+            opts[w] = val
+    where = (('dev', opts.get('--dev')),
+             ('parent', opts.get('--parent', 'ingress')),
+             ('chain', opts.get('--chain', '0')))
+    return Request('filter', op, frozenset(where),
+                   opts.get('--prio', opts.get('--pref')),
+                   opts.get('--handle'), opts.get('--protocol'), (),
+                   tuple(attrs), refused)
+
+
+def requests(case):
+    """Every tc and $FLNL request of the case that can create something,
+    in order, and the deletes (obj "reset": a qdisc's del, where = its
+    device and parent; a filter del, of a handle or of a whole prio).
+    where: the (field, value) pairs that say which prios: dev or block,
+    parent, chain."""
+    out = []
+    for cmd, fails in commands(case):
+        events = []
+        for m in TC_REQ.finditer(cmd):
+            if re.search(r'\bflower\b', m.group(3)):
+                events.append((m.start(), parse_tc(m.group(1), m.group(2),
+                                                   m.group(3), fails)))
+        for m in RESET.finditer(cmd):
+            req = parse_tc('reset', 'del', m.group(1), fails)._replace(keys=())
+            if m.group(0).startswith('qdisc'):
+                req = req._replace(prio=None, handle=None)
+            events.append((m.start(), req))
+        if '$FLNL' in cmd:
+            for m in FLNL_REQ.finditer(cmd):
+                # $FLNL batch: "--expect ERRNO 'MSG' 'REQUEST'": refused
+                expect = re.findall(r'--expect\s+(\d+)', cmd[:m.start()])
+                refused = fails or bool(expect and expect[-1] != '0')
+                events.append((m.start(), parse_flnl(m.group(1), m.group(2),
+                                                     refused)))
+        out += [req for _, req in sorted(events, key=lambda e: e[0])]
+    # a batch file written with the request the case expects refused
+    # (printf ... > $BATCH_FILE, for tc -b) holds a refused request too
+    refused = {r for r in out if r.refused}
+    return [r._replace(refused=True) if r._replace(refused=True) in refused
+            else r for r in out]
+
+
+# --- masks -----------------------------------------------------------------
+def _bits(text):
+    """(width, integer) of an address or number as tc reads it, or None."""
+    if re.fullmatch(r'([0-9a-fA-F]{1,2}:){5}[0-9a-fA-F]{1,2}', text):
+        return 48, int(''.join('%02x' % int(b, 16) for b in text.split(':')),
+                       16)
+    try:
+        addr = ipaddress.ip_address(text)
+        return addr.max_prefixlen, int(addr)
+    except ValueError:
+        pass
+    try:
+        return None, int(text, 0)
+    except ValueError:
+        return None
+
+
+def tc_mask(word, value):
+    """The mask a tc word's value asks for: None (all ones, as no mask) or
+    an integer (a prefix length is turned into its bits: a MAC's /24 is
+    ff:ff:ff:00:00:00), or a token.  ip_flags and ct_state name bits, set
+    or clear: their mask is the names."""
+    if word == 'ip_flags':
+        return '/'.join(sorted(f[2:] if f.startswith('no') else f
+                               for f in value.split('/')))
+    if word == 'ct_state':
+        return ''.join(sorted(re.findall(r'[a-z]+', value)))
+    if not value or '/' not in value:
+        return None
+    addr, mask = value.split('/', 1)
+    width = (_bits(addr) or (None, 0))[0]
+    if width and mask.isdigit():
+        bits = (1 << width) - (1 << (width - int(mask)))
+    else:
+        width, bits = _bits(mask) or (None, mask)
+    if width is None and isinstance(bits, int):
+        # a number's mask: all ones of the key's width is no mask
+        width = {'ip_tos': 8, 'ip_ttl': 8, 'tcp_flags': 12}.get(word, 16)
+    return None if width and bits == (1 << width) - 1 else bits
+
+
+def mask_of(req):
+    """What makes a request's mask: its keys and their masks, eth_type and
+    ip_proto left out (a prio has one protocol; ip_proto is all-ones)."""
+    if req.attrs:
+        names = {n for n, _ in req.attrs}
+        sig = set()
+        for name, value in req.attrs:
+            attr = uapi.BY_NAME.get(name)
+            if attr_family(name) is None or name in (
+                    'KEY_ETH_TYPE', 'KEY_IP_PROTO', 'CLASSID', 'ACT', 'FLAGS'):
+                continue
+            if name.endswith('_MASK'):
+                sig.add((name[:-5], value))
+            elif not (attr and attr.mask and attr.mask in names):
+                sig.add((name, None))
+        return frozenset(sig)
+    return frozenset((w, tc_mask(w, v)) for w, v in req.keys
+                     if w not in ('ip_proto', 'eth_type', 'classid', 'hw_tc',
+                                  'skip_sw', 'skip_hw', 'verbose', 'handle'))
+
+
+# refused at every step, whatever the mask: port ranges, the hash key,
+# IN_HW_COUNT, unknown attributes (EOPNOTSUPP), skip_sw
+ALWAYS_REFUSED = r'UNSPEC|IN_HW_COUNT|KEY_HASH(_MASK)?|KEY_PORT_.*'
+
+
+def always_refused(req):
+    """Whether every step refuses the request (it adds no mask anywhere,
+    even when the case's check of it ignores the exit code)."""
+    return any(re.fullmatch(ALWAYS_REFUSED, n) for n, _ in req.attrs) or \
+        any(w == 'skip_sw' or w in ('src_port', 'dst_port') and '-' in v
+            for w, v in req.keys)
+
+
+def needs_masks(case):
+    """Whether the case gives one prio (device, parent, chain, prio) a
+    filter whose mask is not that of the filters it holds, by an add or a
+    replace: step 01 refuses it.  A filter without a prio gets a new one
+    of its own (tcf_auto_prio), a prio of a batch loop ("%d") too; a
+    request the case expects refused adds nothing; a delete removes its
+    filter (no handle: the prio's; a qdisc del: the device's), and a prio
+    left without a filter is gone."""
+    prios = {}          # (where, prio) -> {handle: mask}
+    for n, req in enumerate(requests(case)):
+        if req.obj == 'reset':
+            for (where, prio), filters in list(prios.items()):
+                if req.where <= where and req.prio in (None, prio):
+                    filters.pop(req.handle, None)
+                    if req.handle is None or not filters:
+                        del prios[where, prio]
+            continue
+        if req.obj != 'filter' or req.refused or always_refused(req) or \
+                not req.prio or '%' in req.prio:
+            continue
+        filters = prios.setdefault((req.where, req.prio), {})
+        mask = mask_of(req)
+        if filters and set(filters.values()) != {mask}:
+            return True
+        filters[req.handle or ('auto', n)] = mask
+    return False
+
+
+# --- families --------------------------------------------------------------
+def families(case):
+    """The families a case needs: a subset of kernel/series/families'."""
+    need = {'core'}
+    for req in requests(case):
+        if req.obj == 'reset':
+            continue
+        if req.obj == 'chain':
+            need.add('templates')
+        protos = [req.protocol] + [v for w, v in req.keys
+                                   if w in ('vlan_ethtype', 'cvlan_ethtype',
+                                            'eth_type')]
+        protos += [v for n, v in req.attrs
+                   if n in ('KEY_ETH_TYPE', 'KEY_VLAN_ETH_TYPE',
+                            'KEY_CVLAN_ETH_TYPE')]
+        need |= {PROTOCOL_FAMILY[p.lower()] for p in protos
+                 if p and p.lower() in PROTOCOL_FAMILY}
+        words = dict(req.keys)
+        for word, _ in req.keys:
+            family = TC_WORD.get(word)
+            if word.startswith('mpls_'):
+                family = 'mpls'
+            if family is None:
+                raise ValueError('case {}: flower word {!r} has no family '
+                                 '(tdc/series_cases.py TC_WORD_FAMILY)'
+                                 .format(case.get('id'), word))
+            # SCTP's ports come with step 03; but a range is refused
+            # (EOPNOTSUPP, named) alike at every step, before ip_proto counts
+            if word in ('src_port', 'dst_port') and '-' not in words[word] \
+                    and words.get('ip_proto') == 'sctp':
+                family = 'sctp'
+            need.add(family)
+        for name, _ in req.attrs:
+            family = attr_family(name)
+            if family is None:
+                raise ValueError('case {}: attribute {} has no family '
+                                 '(tdc/series_cases.py ATTR_FAMILY)'
+                                 .format(case.get('id'), name))
+            need.add(family)
+    if needs_masks(case):
+        need.add('masks')
+    return need
+
+
+def read_steps(path=FAMILIES_FILE, series=SERIES_FILE):
+    """[(step, families it adds)] in order; the steps must be series'."""
+    steps = []
+    with open(path) as f:
+        for line in f:
+            words = line.split('#', 1)[0].split()
+            if words:
+                steps.append((words[0], set(words[1:])))
+    with open(series) as f:
+        names = [line.split()[0] for line in f
+                 if line.split() and not line.startswith('#')]
+    if [s for s, _ in steps] != names:
+        raise ValueError('{}: the steps are not those of {}: {} vs {}'.format(
+            path, series, [s for s, _ in steps], names))
+    return steps
+
+
+def step_of(case, steps):
+    """The first step at which every family the case needs exists, or
+    None (a family no step declares)."""
+    have = set()
+    need = families(case)
+    for name, fams in steps:
+        have |= fams
+        if need <= have:
+            return name
+    return None
+
+
+def load_cases(directory=CASES):
+    cases = []
+    for path in sorted(glob.glob(os.path.join(directory, '*.json'))):
+        with open(path) as f:
+            cases += json.load(f)
+    return cases
+
+
+def select(step, steps, cases, shard=None):
+    """The ids of the cases that run at `step` (their step is it or
+    an earlier one), in corpus order; shard (K, N): only tdc.py's shard K
+    of N of them (tdc.py --shard: by a hash of the id)."""
+    order = [s for s, _ in steps]
+    upto = set(order[:order.index(step) + 1])
+    return [c['id'] for c in cases if step_of(c, steps) in upto and
+            (not shard or tdc.shard_of(c, shard[1]) == shard[0])]
+
+
+def resolve(step, steps):
+    """A step by its name or its number prefix ("02")."""
+    names = [s for s, _ in steps]
+    hits = [s for s in names if s == step or s.split('-')[0] == step]
+    if len(hits) != 1:
+        raise SystemExit('series_cases: no step {!r} in {}'.format(
+            step, ' '.join(names)))
+    return hits[0]
+
+
+# --- in the guest ----------------------------------------------------------
+def srcversion(ko):
+    out = subprocess.run(['modinfo', '-F', 'srcversion', ko],
+                         capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def load(ko):
+    """cls_flower := ko: rmmod the loaded one (retried: the module stays
+    busy for an RCU grace period after its last filter), insmod, and check
+    that the module answering is ko (not an autoloaded other)."""
+    deadline = time.monotonic() + 60
+    while os.path.exists('/sys/module/cls_flower'):
+        if subprocess.run(['rmmod', 'cls_flower'],
+                          capture_output=True).returncode == 0:
+            break
+        if time.monotonic() > deadline:
+            return 'rmmod cls_flower still fails after 60 s'
+        time.sleep(0.5)
+    rc = subprocess.run(['insmod', ko], capture_output=True, text=True)
+    if rc.returncode:
+        return 'insmod {}: {}'.format(ko, rc.stderr.strip())
+    with open('/sys/module/cls_flower/srcversion') as f:
+        loaded = f.read().strip()
+    if loaded != srcversion(ko):
+        return 'loaded cls_flower srcversion {} is not {}\'s'.format(
+            loaded, ko)
+    return None
+
+
+def run(out, pairs, jobs, shard=None):
+    """For each STEP=KO: load KO, run STEP's cases into out/STEP.tap (KO
+    is STEP's module but to see the check fail: another step's).  A step
+    that cannot load its module gets out/STEP.error."""
+    steps = read_steps()
+    cases = load_cases()
+    rc = 0
+    for pair in pairs:
+        step, ko = pair.split('=')
+        step = resolve(step, steps)
+        ids = select(step, steps, cases, shard)
+        tap = os.path.join(out, step + '.tap')
+        for stale in (tap, os.path.join(out, step + '.error')):
+            if os.path.exists(stale):
+                os.remove(stale)
+        with open(os.path.join(out, step + '.ids'), 'w') as f:
+            f.write('\n'.join(ids) + '\n')
+        error = load(ko)
+        if error:
+            with open(os.path.join(out, step + '.error'), 'w') as f:
+                f.write(error + '\n')
+            print('series_cases: {}: {}'.format(step, error), flush=True)
+            rc = 1
+            continue
+        print('series_cases: {}: {} cases on {}'.format(step, len(ids), ko),
+              flush=True)
+        if not ids:
+            continue
+        r = subprocess.run([sys.executable, '-m', 'tdc.tdc', '-J', str(jobs),
+                            '--tap', tap,
+                            '-e'] + ids, cwd=REPO)
+        rc = rc or r.returncode
+    return rc
+
+
+# --- on the host -----------------------------------------------------------
+def tap_counts(path):
+    """(passed, failed, failed ids) of a TAP file; a skip or a case that
+    never reported counts as failed."""
+    passed, failed, plan = 0, [], None
+    with open(path) as f:
+        for line in f:
+            m = re.match(r'(not )?ok \d+ - (\S+)', line)
+            if m:
+                if m.group(1) or '# skip' in line:
+                    failed.append(m.group(2))
+                else:
+                    passed += 1
+            m = re.match(r'1\.\.(\d+)$', line.strip())
+            if m:
+                plan = int(m.group(1))
+    missing = (plan or 0) - passed - len(failed)
+    return passed, len(failed) + max(missing, 0), failed
+
+
+def report(out, names, guest_rc=0, shard=None):
+    """Per step and overall "N passed, N failed"; 1 when any failed.  A
+    step whose cls_flower.c is the step before's (out/STEP.same names it)
+    is not run again; a guest that splatted or died fails the run."""
+    steps = read_steps()
+    cases = load_cases()
+    total_p = total_f = 0
+    for name in names:
+        step = resolve(name, steps)
+        path = os.path.join(out, step)
+        if os.path.exists(path + '.same'):
+            with open(path + '.same') as f:
+                print('series-corpus: {}: net/sched/cls_flower.c is {}\'s: '
+                      'not run again'.format(step, f.read().strip()))
+            continue
+        if os.path.exists(path + '.ids'):     # the guest reached the step
+            with open(path + '.ids') as f:
+                want = len(f.read().split())
+        else:
+            want = len(select(step, steps, cases, shard))
+        failed, why = [], ''
+        if os.path.exists(path + '.error'):
+            with open(path + '.error') as f:
+                p, fl, why = 0, max(want, 1), f.read().strip()
+        elif not want:
+            p, fl, why = 0, 1, 'no case selected: nothing tested'
+        elif not os.path.exists(path + '.ids'):
+            p, fl, why = 0, want, 'not reached: the guest run ended before it'
+        else:
+            p, fl, failed = tap_counts(path + '.tap')
+            if p + fl < want:
+                why = '{} of {} selected cases never reported'.format(
+                    want - p - fl, want)
+                fl = want - p
+        print('series-corpus: {}: {} passed, {} failed{}{}'.format(
+            step, p, fl, ' (' + why + ')' if why else '',
+            ': ' + ' '.join(failed[:20]) + (' ...' if len(failed) > 20 else '')
+            if failed else ''))
+        total_p += p
+        total_f += fl
+    if guest_rc == 3 or guest_rc >= 120:
+        print('series-corpus: guest/run exit {}: a kernel splat or the guest '
+              'died (above, and build/logs/console-series-corpus.log)'
+              .format(guest_rc))
+        total_f += 1
+    print('{} passed, {} failed'.format(total_p, total_f))
+    return 1 if total_f or not total_p else 0
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    sub = p.add_subparsers(dest='cmd', required=True)
+    sub.add_parser('list')
+    sub.add_parser('steps').add_argument('steps', nargs='*')
+    sub.add_parser('ids').add_argument('step')
+    s = sub.add_parser('run')
+    s.add_argument('out')
+    s.add_argument('pairs', nargs='+', metavar='STEP=KO')
+    s.add_argument('-J', type=int, default=2)
+    s.add_argument('--shard', type=tdc.parse_shard, metavar='K/N')
+    s = sub.add_parser('report')
+    s.add_argument('out')
+    s.add_argument('steps', nargs='*')
+    s.add_argument('--guest-rc', type=int, default=0)
+    s.add_argument('--shard', type=tdc.parse_shard, metavar='K/N')
+    args = p.parse_args(argv)
+    steps = read_steps()
+    if args.cmd == 'list':
+        for case in load_cases():
+            print('{}  {:<26} {}'.format(case['id'], step_of(case, steps) or
+                                         '(none)',
+                                         ' '.join(sorted(families(case)))))
+    elif args.cmd == 'steps':
+        print(' '.join(resolve(s, steps) for s in args.steps) if args.steps
+              else ' '.join(s for s, _ in steps))
+    elif args.cmd == 'ids':
+        print('\n'.join(select(resolve(args.step, steps), steps,
+                               load_cases())))
+    elif args.cmd == 'run':
+        return run(args.out, args.pairs, args.J, args.shard)
+    else:
+        return report(args.out, args.steps or [s for s, _ in steps],
+                      args.guest_rc, args.shard)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

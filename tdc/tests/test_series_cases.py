@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: GPL-2.0
+"""series_cases.py: which step of the patch series each tdc case runs at."""
+
+import io
+import os
+import tempfile
+import unittest
+from contextlib import redirect_stdout
+
+from flower import keys, uapi
+from tdc import series_cases as sc
+
+STEPS = sc.read_steps()
+CASES = {c['id']: c for c in sc.load_cases()}
+
+
+def case(*setup, cmd='true', exp='0'):
+    return {'id': 'test', 'setup': list(setup), 'cmdUnderTest': cmd,
+            'expExitCode': exp}
+
+
+ADD = '$TC filter add dev $DEV1 ingress protocol ip prio 1 handle {} flower {}'
+
+
+class TestRealCases(unittest.TestCase):
+    """Cases of the corpus whose families are known from what they do."""
+
+    def check(self, cid, families, step):
+        self.assertEqual(sc.families(CASES[cid]), families, cid)
+        self.assertEqual(sc.step_of(CASES[cid], STEPS), step, cid)
+
+    def test_core(self):
+        self.check('3376', {'core'}, '01-flower-core')       # action drop
+
+    def test_vlan_word(self):       # num_of_vlans 1 vlan_prio 5
+        self.check('2f97', {'core', 'vlan'}, '02-flower-vlan')
+
+    def test_vlan_protocol_flnl(self):  # $FLNL --protocol 802.1ad
+        self.check('c77a', {'core', 'vlan'}, '02-flower-vlan')
+
+    def test_conntrack(self):       # ct_state +trk+new
+        self.check('4199', {'core', 'conntrack'}, '08-flower-conntrack')
+
+    def test_tunnel(self):          # enc_key_id; $FLNL key_enc_udp_src_port
+        self.check('e09d', {'core', 'tunnel'}, '07-flower-tunnel')
+        self.check('5f5a', {'core', 'tunnel'}, '07-flower-tunnel')
+
+    def test_l2tpv3_raw(self):      # $FLNL --raw key_l2tpv3_sid
+        self.check('4c14', {'core', 'l2tpv3'}, '06-flower-pppoe-l2tpv3')
+
+    def test_pppoe_behind_vlan(self):
+        self.check('91b6', {'core', 'pppoe', 'vlan'}, '06-flower-pppoe-l2tpv3')
+
+    def test_template(self):        # tc chain add ... flower dst_ip
+        self.check('6f9f', {'core', 'templates'}, '11-flower-chain-templates')
+
+    def test_two_masks(self):       # dst_ip /24 then /16, prio 1
+        self.check('5e02', {'core', 'masks'}, '09-flower-masks')
+
+    def test_replace_changes_mask(self):
+        self.check('196a', {'core', 'masks'}, '09-flower-masks')
+
+    def test_sctp_port_range_is_core(self):
+        # refused (EOPNOTSUPP) as a range at every step: no SCTP needed
+        self.check('35bd', {'core'}, '01-flower-core')
+
+    def test_refused_add_adds_no_mask(self):
+        # the second filter (another mask) is expected refused
+        self.check('9bb5', {'core'}, '01-flower-core')
+
+    def test_prio_emptied_takes_new_mask(self):
+        self.check('aa3f', {'core'}, '01-flower-core')
+        self.check('dc1c', {'core'}, '01-flower-core')
+
+    def test_mac_prefix_is_its_bits(self):      # /24 == ff:ff:ff:00:00:00
+        self.check('69ba', {'core'}, '01-flower-core')
+
+
+class TestCorpus(unittest.TestCase):
+    def test_every_case_gets_a_step(self):
+        # families() raises on a word or attribute without a family
+        none = [cid for cid, c in CASES.items()
+                if sc.step_of(c, STEPS) is None]
+        self.assertEqual(none, [])
+        self.assertGreater(len(CASES), 400)
+
+    def test_every_step_with_cls_flower_runs_cases(self):
+        counts = [len(sc.select(s, STEPS, list(CASES.values())))
+                  for s, _ in STEPS]
+        self.assertGreater(counts[0], 100)
+        self.assertEqual(counts, sorted(counts))        # cumulative
+        self.assertEqual(counts[-1], len(CASES))        # all at the end
+
+    def test_every_family_is_declared(self):
+        declared = set().union(*(f for _, f in STEPS))
+        used = set(sc.TC_WORD.values()) | {f for _, f in sc.ATTR_FAMILY}
+        self.assertLessEqual(used - {'core'}, declared)
+
+    def test_every_uapi_attribute_has_a_family(self):
+        self.assertEqual([a.name for a in uapi.TABLE
+                          if sc.attr_family(a.name) is None], [])
+
+    def test_tc_words_agree_with_attributes(self):
+        # a key's tc word and its attribute are one family (ports: the
+        # request's ip_proto decides, see families())
+        for k in keys.KEYS:
+            if k.tc in ('src_port', 'dst_port'):
+                continue
+            with self.subTest(key=k.name):
+                self.assertEqual(sc.TC_WORD.get(k.tc),
+                                 sc.attr_family(k.attr))
+
+
+class TestDerivation(unittest.TestCase):
+    def test_same_mask_twice(self):
+        c = case(ADD.format(1, 'dst_ip 10.0.0.0/24'),
+                 ADD.format(2, 'dst_ip 10.1.0.0/24'))
+        self.assertEqual(sc.families(c), {'core'})
+
+    def test_other_mask_same_prio(self):
+        c = case(ADD.format(1, 'dst_ip 10.0.0.0/24'),
+                 cmd=ADD.format(2, 'dst_ip 10.1.0.0/16'))
+        self.assertEqual(sc.families(c), {'core', 'masks'})
+
+    def test_other_mask_other_prio(self):
+        c = case(ADD.format(1, 'dst_ip 10.0.0.0/24'),
+                 ADD.format(2, 'dst_ip 10.1.0.0/16').replace('prio 1',
+                                                             'prio 2'))
+        self.assertEqual(sc.families(c), {'core'})
+
+    def test_other_mask_after_the_prio_emptied(self):
+        c = case(ADD.format(1, 'dst_ip 10.0.0.0/24'),
+                 '$TC filter del dev $DEV1 ingress protocol ip prio 1 '
+                 'handle 1 flower',
+                 ADD.format(2, 'src_ip 10.1.0.0/16'))
+        self.assertEqual(sc.families(c), {'core'})
+
+    def test_other_mask_in_a_batch_file(self):
+        c = case(ADD.format(1, 'dst_ip 10.0.0.0/24'),
+                 "printf '%s\\n' 'filter add dev $DEV1 ingress protocol ip "
+                 "prio 1 handle 2 flower src_ip 10.0.0.1' > $BATCH_FILE",
+                 cmd='$TC -b $BATCH_FILE')
+        self.assertEqual(sc.families(c), {'core', 'masks'})
+
+    def test_flnl_mask_attribute(self):
+        flnl = ('$FLNL add --dev $DEV1 --prio 1 --attr eth_type=ip '
+                '--attr ipv4_dst=10.0.0.1 --attr ipv4_dst_mask={}')
+        same = case(flnl.format('255.0.0.0'), flnl.format('255.0.0.0'))
+        other = case(flnl.format('255.0.0.0'), flnl.format('255.255.0.0'))
+        self.assertEqual(sc.families(same), {'core'})
+        self.assertEqual(sc.families(other), {'core', 'masks'})
+
+    def test_sctp_ports(self):
+        c = case(cmd=ADD.format(1, 'ip_proto sctp dst_port 80'))
+        self.assertEqual(sc.families(c), {'core', 'sctp'})
+
+    def test_action_words_are_not_keys(self):
+        c = case(cmd=ADD.format(1, 'dst_ip 10.0.0.1 action vlan push id 5'))
+        self.assertEqual(sc.families(c), {'core'})
+
+    def test_unknown_word_is_an_error(self):
+        with self.assertRaisesRegex(ValueError, 'no family'):
+            sc.families(case(cmd=ADD.format(1, 'new_key 1')))
+
+
+class TestSteps(unittest.TestCase):
+    def test_families_file_must_list_the_series(self):
+        with tempfile.NamedTemporaryFile('w', suffix='families') as f:
+            f.write('01-flower-core core\n')
+            f.flush()
+            with self.assertRaisesRegex(ValueError, 'not those of'):
+                sc.read_steps(f.name)
+
+    def test_resolve_by_number(self):
+        self.assertEqual(sc.resolve('02', STEPS), '02-flower-vlan')
+
+
+class TestReport(unittest.TestCase):
+    def report(self, files, names):
+        with tempfile.TemporaryDirectory() as out:
+            for name, text in files.items():
+                with open(os.path.join(out, name), 'w') as f:
+                    f.write(text)
+            buf = io.StringIO()
+            with redirect_stdout(buf):
+                rc = sc.report(out, names)
+        return rc, buf.getvalue().splitlines()
+
+    def test_all_passed(self):
+        rc, lines = self.report({
+            '01-flower-core.ids': 'aaaa\nbbbb\n',
+            '01-flower-core.tap': '1..2\nok 1 - aaaa x\nok 2 - bbbb y\n'},
+            ['01'])
+        self.assertEqual((rc, lines[-1]), (0, '2 passed, 0 failed'))
+
+    def test_a_step_that_ran_nothing_fails(self):
+        rc, lines = self.report({'01-flower-core.ids': '\n'}, ['01'])
+        self.assertEqual((rc, lines[-1]), (1, '0 passed, 1 failed'))
+        self.assertIn('no case selected', lines[0])
+
+    def test_cases_that_never_reported_fail(self):
+        rc, lines = self.report({
+            '01-flower-core.ids': 'aaaa\nbbbb\ncccc\n',
+            '01-flower-core.tap': '1..3\nok 1 - aaaa x\nok 2 - bbbb # skip\n'},
+            ['01'])
+        self.assertEqual((rc, lines[-1]), (1, '1 passed, 2 failed'))
+
+    def test_a_step_not_reached_fails(self):
+        rc, lines = self.report({}, ['02'])
+        self.assertEqual(rc, 1)
+        self.assertIn('not reached', lines[0])
+
+
+if __name__ == '__main__':
+    unittest.main()
