@@ -242,3 +242,4 @@ include $(REPO)/difftest/difftest.mk
 include $(REPO)/ovs/ovs.mk
 include $(REPO)/guest/i386/walk32.mk
 include $(REPO)/kernel/series.mk
+include $(REPO)/mutate/mutate.mk

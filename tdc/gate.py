@@ -158,6 +158,10 @@ STAGES = [
     # the debug kernel with two vCPUs
     Stage('stress-parallel', ['make', '--no-print-directory',
                               'stress-parallel'], summary_line),
+    # the mutation machinery: three fixed mutants of HEAD must die on the
+    # packet cases, the unmutated source must live (make mutate: hours)
+    Stage('mutate-sample', ['make', '--no-print-directory',
+                            'mutate-sample'], summary_line),
 ]
 
 

@@ -109,7 +109,7 @@ class TestGate(unittest.TestCase):
         names = [stage.name for stage in gate.STAGES]
         for name in ['unit', 'corpus', 'kernel', 'walk32', 'flower',
                      'bench-smoke', 'stress-smoke', 'stress-debug-smoke',
-                     'stress-parallel']:
+                     'stress-parallel', 'mutate-sample']:
             self.assertIn(name, names)
 
     def test_walk32_stage_counts_its_summary_line(self):

@@ -1,0 +1,260 @@
+#!/usr/bin/python3
+"""Runs in the guest (guest/run --no-load-flower): mutants one after another.
+
+usage: mutate/inguest.py --out DIR [--oracles a,b,...] ID...
+
+For each ID: insmod build/mutate/<ID>/cls_flower.ko (the directory given by
+--mods), check /sys/module/cls_flower/srcversion is the mutant's, run the
+oracles in order and stop at the first failure, check the module is still
+the mutant (nothing reloaded ours behind our back), rmmod.  DIR/<ID>.start
+is written before, DIR/<ID>.json after: a start without a result tells the
+host the guest died on that mutant.  A kernel splat (guest/run's pattern,
+read from dmesg) fails the oracle that was running.  After a splat, a
+failed rmmod or an oracle timeout the kernel is not trusted for the next
+mutant: exit 99, the host starts a new guest for the rest.
+"""
+import argparse
+import importlib.machinery
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+sys.dont_write_bytecode = True
+# guest/run's splat pattern, so "a kernel splat" means the same here: in
+# the flower package where the tree has it, else in guest/run itself
+sys.path.insert(0, REPO)
+try:
+    from flower.guest import is_splat
+except ImportError:
+    _run = importlib.machinery.SourceFileLoader(
+        'guest_run', os.path.join(REPO, 'guest', 'run')).load_module()
+
+    def is_splat(line):
+        return bool(_run.SPLAT_RE.search(line)) and not _run.BENIGN_RE.search(line)
+
+PY = '/usr/bin/python3'
+FWD = os.path.join(REPO, 'build/src/pristine/tools/testing/selftests/net/forwarding')
+DT = os.path.join(REPO, 'build/mutate/difftest')
+RESTART = 99
+
+
+def tdc_ok(rc, out):
+    """tdc.py: exit 0 and a summary with nothing failed or skipped (the
+    gate counts a skip as a failure)."""
+    m = re.findall(r'^(\d+) passed, (\d+) failed, (\d+) skipped$', out, re.M)
+    if not m:
+        return False, 'no tdc summary'
+    p, f, s = map(int, m[-1])
+    if rc or f or s or not p:
+        return False, 'tdc: %d passed, %d failed, %d skipped' % (p, f, s)
+    return True, 'tdc: %d passed' % p
+
+
+def selftests_ok(rc, out):
+    """tc_flower.sh: every TEST line OK, at least one, exit 0."""
+    tests = re.findall(r'^TEST: (.*?)\s+\[\s*(\w+)\s*\]', out, re.M)
+    bad = [t for t, v in tests if v != 'OK']
+    if rc or bad or not tests:
+        return False, 'tc_flower.sh: exit %d, %d tests, not OK: %s' % (
+            rc, len(tests), '; '.join(bad[:5]))
+    return True, 'tc_flower.sh: %d OK' % len(tests)
+
+
+def difftest_same(ref, got):
+    """None if the mutant's verdict matrix (difftest/runner.py's output) is
+    the unmutated module's, else the first difference: which filters were
+    accepted (and with what message), which frames each counted, which
+    frames reached tc at all."""
+    if len(ref['batches']) != len(got['batches']):
+        return 'batches: %d, want %d' % (len(got['batches']), len(ref['batches']))
+    for bi, (rb, gb) in enumerate(zip(ref['batches'], got['batches'])):
+        for fi, (rf, gf) in enumerate(zip(rb['filters'], gb['filters'])):
+            for k in ('err', 'msg', 'bits'):
+                if rf.get(k) != gf.get(k):
+                    return 'batch %d filter %d: %s differs' % (bi, fi, k)
+        if len(rb['filters']) != len(gb['filters']) or rb['reached'] != gb['reached']:
+            return 'batch %d: filters or frames reaching tc differ' % bi
+    return None
+
+
+def difftest_ok(rc, out, ref_path, got_path):
+    if rc:
+        return False, 'difftest runner: exit %d' % rc
+    with open(ref_path) as f:
+        ref = json.load(f)
+    with open(got_path) as f:
+        got = json.load(f)
+    diff = difftest_same(ref, got)
+    if diff:
+        return False, 'difftest: ' + diff
+    return True, 'difftest: %d filters, same verdicts' % sum(
+        len(b['filters']) for b in ref['batches'])
+
+
+def oracles(out_dir, mid):
+    dt_out = os.path.join(out_dir, '%s-difftest.json' % mid)
+    packets = sorted(os.path.join('tc-tests/filters/flower', f)
+                     for f in os.listdir(os.path.join(REPO, 'tc-tests/filters/flower'))
+                     if f.startswith('packets-'))
+    return {
+        'packets': ([[PY, '-m', 'tdc.tdc', '-J', '2', '-f'] + packets], tdc_ok, 900),
+        # the smoke batch; verdicts compared with the unmutated module's
+        'difftest': ([[PY, 'difftest/runner.py', '--rounds-k', '4',
+                       DT + '/smoke1.json', dt_out]],
+                     lambda rc, out: difftest_ok(rc, out, DT + '/smoke1-ours.json', dt_out),
+                     # 5-10 s when it works: a stuck runner is a hung kernel
+                     120),
+        'selftests': ([['bash', 'selftests/in-guest', FWD, 'tc_flower.sh']],
+                      selftests_ok, 900),
+        'corpus': ([[PY, '-m', 'tdc.tdc', '-J', '2', '-c', 'flower']], tdc_ok, 3600),
+    }
+
+
+def splats():
+    out = subprocess.run(['dmesg'], capture_output=True, text=True).stdout
+    return [ln for ln in out.splitlines() if is_splat(ln)]
+
+
+def srcversion():
+    try:
+        with open('/sys/module/cls_flower/srcversion') as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+# A line that already says the oracle failed: the rest of its run is not
+# needed (a failing tdc case may wait for its timeouts), so it is stopped
+# there and what it left behind is cleaned up (cleanup()).
+FAIL_LINE = {'packets': r'^not ok ', 'corpus': r'^not ok ',
+             'selftests': r'^TEST: .*\[\s*(FAIL|SKIP)\s*\]'}
+
+
+def cleanup():
+    """Namespaces and links an interrupted oracle left (their filters hold
+    the module)."""
+    subprocess.run(['ip', '-all', 'netns', 'delete'], capture_output=True)
+    for dev in os.listdir('/sys/class/net'):
+        # virtual links only (no device/ behind them), never lo
+        if dev != 'lo' and not os.path.exists('/sys/class/net/%s/device' % dev):
+            subprocess.run(['ip', 'link', 'del', dev], capture_output=True)
+
+
+def run_cmd(cmd, limit, fail_re):
+    """(rc, output, why stopped or None) of one command, stopped at the
+    first line fail_re matches or after limit seconds."""
+    p = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True,
+                         # difftest/runner.py imports the repository's packages
+                         env=dict(os.environ, PYTHONPATH=REPO))
+    t0, out, stopped = time.time(), [], None
+    while True:
+        r, _, _ = select.select([p.stdout], [], [], 5)
+        if r:
+            line = p.stdout.readline()
+            if not line:
+                break
+            out.append(line)
+            if fail_re and re.search(fail_re, line):
+                stopped = 'first failure: ' + line.strip()[:200]
+        if not stopped and time.time() - t0 > limit:
+            stopped = 'timeout after %d s' % limit
+        if stopped:
+            os.killpg(p.pid, signal.SIGKILL)
+            break
+    p.wait()
+    return p.returncode, ''.join(out), stopped
+
+
+def run_oracle(name, spec):
+    cmds, judge, limit = spec
+    t0, out, rc = time.time(), '', 0
+    for cmd in cmds:
+        rc, o, stopped = run_cmd(cmd, limit, FAIL_LINE.get(name))
+        out += o
+        if stopped:
+            cleanup()
+            return {'name': name, 'ok': False, 'rc': rc, 'timeout': stopped.startswith('timeout'),
+                    'seconds': round(time.time() - t0, 1),
+                    'why': '%s: %s' % (name, stopped), 'tail': out[-1500:]}
+        if rc:
+            break
+    ok, why = judge(rc, out)
+    return {'name': name, 'ok': ok, 'rc': rc, 'seconds': round(time.time() - t0, 1),
+            'why': why, 'tail': '' if ok else out[-1500:]}
+
+
+def one(mid, mods, out_dir, order):
+    res = {'id': mid, 'oracles': [], 'verdict': 'survived', 'killer': None,
+           'order': order}
+    ko = os.path.join(mods, mid, 'cls_flower.ko')
+    want = subprocess.run(['modinfo', '-F', 'srcversion', ko], capture_output=True,
+                          text=True).stdout.strip()
+    subprocess.run(['dmesg', '-C'])
+    p = subprocess.run(['insmod', ko], capture_output=True, text=True)
+    if p.returncode or srcversion() != want:
+        res.update(verdict='killed', killer='insmod',
+                   why='insmod: %s (srcversion %s, want %s)' % (
+                       p.stderr.strip(), srcversion(), want))
+        return res, bool(splats())
+    specs = oracles(out_dir, mid)
+    restart = False
+    for name in order:
+        r = run_oracle(name, specs[name])
+        sp = splats()
+        if sp:
+            r.update(ok=False, why='kernel splat: ' + sp[0][:200])
+            restart = True
+        if srcversion() != want:
+            r.update(ok=False, why='cls_flower is no longer the mutant (%s)' % srcversion())
+            restart = True
+        res['oracles'].append(r)
+        if not r['ok']:
+            res.update(verdict='killed', killer=name, why=r['why'])
+            restart = restart or r.get('timeout', False)
+            break
+    cleanup()
+    for _ in range(5):      # filters are freed after a grace period
+        p = subprocess.run(['rmmod', 'cls_flower'], capture_output=True, text=True)
+        if not p.returncode:
+            break
+        time.sleep(1)
+    if p.returncode:
+        if res['verdict'] == 'survived':
+            res.update(verdict='killed', killer='rmmod', why='rmmod: ' + p.stderr.strip())
+        restart = True
+    return res, restart
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--mods', default=os.path.join(REPO, 'build/mutate'))
+    ap.add_argument('--oracles', default='difftest,packets,selftests,corpus')
+    ap.add_argument('ids', nargs='+')
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    order = a.oracles.split(',')
+    for mid in a.ids:
+        open(os.path.join(a.out, mid + '.start'), 'w').close()
+        t0 = time.time()
+        res, restart = one(mid, a.mods, a.out, order)
+        res['seconds'] = round(time.time() - t0, 1)
+        with open(os.path.join(a.out, mid + '.json'), 'w') as f:
+            json.dump(res, f, indent=1)
+        print('mutate: %s %s%s (%.0f s)' % (mid, res['verdict'],
+              ' by ' + res['killer'] if res['killer'] else '', res['seconds']), flush=True)
+        if restart:
+            return RESTART
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

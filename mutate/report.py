@@ -1,0 +1,222 @@
+"""docs/mutation.md from the campaign's results (any shards, merged).
+
+usage: python3 -m mutate.report [--plan build/mutate/mutants.json]
+           [--results DIR...] [--equivalent mutate/equivalent.json]
+           [--analysis mutate/analysis.json] [--out docs/mutation.md]
+
+Every DIR holds one <id>.json per mutant (mutate/run.py); several DIRs
+(the shards of a CI matrix) merge, and a mutant found twice must have one
+verdict.  Results for another commit than the plan's are left out and
+counted.  An equivalent mutant is one the hand-written equivalent file
+names (with the reason): the generator never decides it.  The kill rate
+is killed / (killed + survived and not equivalent).
+"""
+import argparse
+import json
+import os
+import sys
+
+ORACLES = ['difftest', 'packets', 'selftests', 'corpus']
+OTHER_KILLERS = ['insmod', 'rmmod', 'crash']
+
+
+def load_results(dirs, commit):
+    """{id: result} for the plan's commit, and how many were of another."""
+    got, other = {}, 0
+    for d in dirs:
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            if not name.endswith('.json'):
+                continue
+            with open(os.path.join(d, name)) as f:
+                r = json.load(f)
+            if r.get('commit') != commit:
+                other += 1
+                continue
+            old = got.get(r['id'])
+            if old and (old['verdict'], old.get('killer')) != (r['verdict'], r.get('killer')):
+                raise SystemExit('mutate: %s has two verdicts: %s, %s' % (
+                    r['id'], old['verdict'], r['verdict']))
+            got[r['id']] = r
+    return got, other
+
+
+def load_notes(path, commit):
+    """id -> text from a hand-written {"commit": C, "mutants": {id: text}}."""
+    if not path or not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        doc = json.load(f)
+    if doc.get('commit') != commit:
+        raise SystemExit('mutate: %s is for commit %s, the plan is %s' % (
+            path, doc.get('commit'), commit))
+    return doc['mutants']
+
+
+def partial(r):
+    """A mutant that passed a run with only some of the oracles: not a
+    survivor (the others might kill it), not killed."""
+    return r['verdict'] == 'survived' and r.get('order', ORACLES) != ORACLES
+
+
+def summarize(plan, got, equivalent):
+    ids = [m['id'] for m in plan['mutants']]
+    s = {'planned': len(ids), 'ran': 0, 'stillborn': 0, 'killed': 0,
+         'survived': 0, 'equivalent': 0, 'partial': 0, 'not run': 0}
+    s.update({'killed by ' + k: 0 for k in ORACLES + OTHER_KILLERS})
+    for i in ids:
+        r = got.get(i)
+        if not r:
+            s['not run'] += 1
+            continue
+        s['ran'] += 1
+        if r['verdict'] == 'stillborn':
+            s['stillborn'] += 1
+        elif r['verdict'] == 'killed':
+            s['killed'] += 1
+            s['killed by ' + r['killer']] = s.get('killed by ' + r['killer'], 0) + 1
+        elif partial(r):
+            s['partial'] += 1
+        elif i in equivalent:
+            s['equivalent'] += 1
+        else:
+            s['survived'] += 1
+    live = s['killed'] + s['survived']
+    s['kill rate'] = (s['killed'] / live) if live else None
+    return s
+
+
+def cell(text):
+    text = ' '.join(text.split())
+    return '`%s`' % text.replace('|', '\\|') if text else '(empty)'
+
+
+def render(plan, got, other, equivalent, analysis, notes=''):
+    s = summarize(plan, got, equivalent)
+    ctl = got.get('m0000')
+    w = ['# Mutation campaign: cls_flower.c',
+         '',
+         'Written by `make mutate-report` (mutate/report.py) from the results in',
+         '`build/mutate/results/` (`make mutate`, `make mutate SHARD=K/N`; see',
+         '`mutate/README.md`).  Source mutated: `%s` at commit `%s` (never the'
+         % (plan['path'], plan['commit']),
+         'work tree).  Each mutant is one text edit, built as an external module',
+         'against ours\' kernel and run in the guest through the oracles, cheapest',
+         'first: %s; the first failure kills it.  A mutant that does not compile is'
+         % ', '.join('`%s`' % o for o in ORACLES),
+         'stillborn (not counted as killed).  Equivalent mutants are named, with the',
+         'reason, by hand in `mutate/equivalent.json`.',
+         '']
+    w.append('**%d of the %d planned mutants have run**%s.' % (
+        s['ran'], s['planned'],
+        '' if s['ran'] == s['planned'] else '; the other %d have no result yet'
+        % s['not run']))
+    if other:
+        w.append('%d result files of another commit were left out.' % other)
+    w.append('Control `m0000` (the unmutated source, same build, same oracles): %s.'
+             % ('**%s**%s (oracles run: %s)' % (
+                 ctl['verdict'], ' by ' + ctl['killer'] if ctl.get('killer') else '',
+                 ', '.join(ctl.get('order', ORACLES)))
+                if ctl else 'not run'))
+    w += ['', '## Summary', '', '| | mutants |', '|---|---|']
+    for k in ['planned', 'ran', 'stillborn', 'killed'] + \
+             ['killed by ' + o for o in ORACLES + OTHER_KILLERS] + \
+             ['survived', 'equivalent', 'partial', 'not run']:
+        w.append('| %s | %d |' % (k, s[k]))
+    w.append('')
+    w.append('"partial": passed the oracles of a shortened run (`--oracles`), '
+             'not yet the rest; neither killed nor a survivor.')
+    w.append('')
+    w.append('| | |\n|---|---|')
+    w.append('| kill rate (killed / killed + survived, equivalents and partial out) | %s |' % (
+        '%.1f%% of %d (%d partial not counted)' % (
+            100 * s['kill rate'], s['killed'] + s['survived'], s['partial'])
+        if s['kill rate'] is not None else '-'))
+    by_op = {}
+    for m in plan['mutants']:
+        r = got.get(m['id'])
+        v = r['verdict'] if r else 'not run'
+        if v == 'survived' and partial(r):
+            v = 'partial'
+        elif v == 'survived' and m['id'] in equivalent:
+            v = 'equivalent'
+        by_op.setdefault(m['op'], {}).setdefault(v, 0)
+        by_op[m['op']][v] += 1
+    cols = ['killed', 'survived', 'equivalent', 'partial', 'stillborn', 'not run']
+    w += ['', '## By operator', '', '| operator | ' + ' | '.join(cols) + ' |',
+          '|---|' + '---|' * len(cols)]
+    for op in sorted(by_op):
+        w.append('| %s | %s |' % (op, ' | '.join(str(by_op[op].get(c, 0)) for c in cols)))
+    secs = {}
+    for r in got.values():
+        for o in r.get('oracles', []):
+            if o.get('ok'):
+                secs.setdefault(o['name'], []).append(o['seconds'])
+    if secs:
+        w += ['', '## Oracle cost (passing runs, seconds in the guest)', '',
+              '| oracle | runs | median |', '|---|---|---|']
+        for o in ORACLES:
+            v = sorted(secs.get(o, []))
+            if v:
+                w.append('| %s | %d | %.0f |' % (o, len(v), v[len(v) // 2]))
+    surv = [m for m in plan['mutants'] if got.get(m['id'], {}).get('verdict') == 'survived'
+            and not partial(got[m['id']])]
+    w += ['', '## Survivors', '']
+    if not surv:
+        w.append('None among the mutants that ran.')
+    for m in surv:
+        eq = equivalent.get(m['id'])
+        w.append('- **%s** %s line %d (%s): %s -> %s  ' % (
+            m['id'], m['op'], m['line'], m['func'] or '-', cell(m['before']), cell(m['after'])))
+        w.append('  %s' % ('equivalent: ' + eq if eq else 'NOT equivalent: ' +
+                           analysis.get(m['id'], 'no analysis yet')))
+    if notes:
+        w += ['', '## Notes on the runs', '', notes.strip()]
+    w += ['', '## Every mutant', '',
+          '| id | operator | line | before | after | verdict | killer |',
+          '|---|---|---|---|---|---|---|']
+    for m in [{'id': 'm0000', 'op': 'none', 'line': 0, 'before': '', 'after': ''}] + plan['mutants']:
+        r = got.get(m['id'])
+        v = r['verdict'] if r else 'not run'
+        if v == 'survived' and partial(r):
+            v = 'partial (passed %s)' % ', '.join(r['order'])
+        elif v == 'survived' and m['id'] in equivalent:
+            v = 'equivalent'
+        killer = ''
+        if r and r.get('killer'):
+            killer = r['killer'] + (': ' + ' '.join(r['why'].split())[:120] if r.get('why') else '')
+        elif r and v == 'stillborn':
+            killer = ' '.join(r.get('why', '').split())[:120]
+        w.append('| %s | %s | %d | %s | %s | %s | %s |' % (
+            m['id'], m['op'], m['line'], cell(m['before']), cell(m['after']), v,
+            killer.replace('|', '\\|')))
+    return '\n'.join(w) + '\n', s
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--plan', default='build/mutate/mutants.json')
+    ap.add_argument('--results', nargs='+', default=['build/mutate/results'])
+    ap.add_argument('--equivalent', default='mutate/equivalent.json')
+    ap.add_argument('--analysis', default='mutate/analysis.json')
+    ap.add_argument('--notes', default='mutate/notes.md',
+                    help='hand-written remarks on the runs, copied in')
+    ap.add_argument('--out', default='docs/mutation.md')
+    a = ap.parse_args(argv)
+    with open(a.plan) as f:
+        plan = json.load(f)
+    got, other = load_results(a.results, plan['commit'])
+    text, s = render(plan, got, other, load_notes(a.equivalent, plan['commit']),
+                     load_notes(a.analysis, plan['commit']),
+                     open(a.notes).read() if os.path.exists(a.notes) else '')
+    with open(a.out, 'w') as f:
+        f.write(text)
+    print('mutate: %s: %d of %d mutants ran, %d killed, %d survived, %d equivalent, '
+          '%d stillborn' % (a.out, s['ran'], s['planned'], s['killed'], s['survived'],
+                            s['equivalent'], s['stillborn']))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,241 @@
+"""Host side of the mutation campaign (mutate/README.md).
+
+  python3 -m mutate.run [--shard K/N] [--ids ID...] [--limit N]
+  python3 -m mutate.run --sample
+
+Campaign: the mutants of build/mutate/mutants.json (mutate/gen.py; made
+from HEAD when missing, so every shard of one checkout mutates the same
+commit) that have no result yet in build/mutate/results/, optionally a
+shard (index mod N == K-1) and at most --limit of them, are built as
+external modules against ours' kernel (kbuild M=build/mutate/<id>; one
+that does not compile is stillborn), then run through the oracles in
+guests (mutate/inguest.py), a chunk of mutants per boot; a guest that dies
+on a mutant kills that mutant ("crash") and a new guest takes the rest.
+m0000 is the unmutated source: built first (if it does not build, nothing
+is stillborn: the build is broken) and run first in each shard, so its
+result (which must survive) shows the oracles do not kill everything.
+
+--sample: the gate stage.  Three fixed mutants of HEAD (picked by operator
+and text, not by id, so the pick survives edits elsewhere) and m0000 in
+build/mutate/sample/, one boot, the fast oracle only; each mutant must be
+killed and m0000 must survive.  Ends with "N passed, N failed".
+"""
+import argparse
+import concurrent.futures
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from mutate import gen
+
+REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+BUILD = os.path.join(REPO, 'build')
+OURS_SRC = os.path.join(BUILD, 'src/ours')
+OURS_OBJ = os.path.join(BUILD, 'obj/ours')
+KERNEL_LOCK = os.path.join(BUILD, '.kernel.lock')
+ORACLES = 'difftest,packets,selftests,corpus'
+CHUNK = 20
+CONTROL = 'm0000'
+# (operator, text of the original line, text of the mutated line): each
+# must be killed by the fast oracle (packets-*.json).
+SAMPLE = [
+    ('key-row', 'FL_KEY_MASKED(IPV4_DST, ipv4.dst, IPV4),', 'FL_KEY_MASKED(IPV4_DST, ipv6.src, IPV4),'),
+    ('stmt-del', 'fl_dissect(skb, masks, &skb_key);', ';'),
+    ('mask-drop', 'memset(mask_member, 0xff, desc->len);', ';'),
+]
+
+
+def log(msg):
+    print('mutate: ' + msg, flush=True)
+
+
+def plan(path, commit=None):
+    if not os.path.exists(path) or commit:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        gen.main(['--commit', commit or 'HEAD', '--out', path])
+    with open(path) as f:
+        return json.load(f)
+
+
+def build_one(work, mid, text):
+    d = os.path.join(work, mid)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, 'cls_flower.c'), 'w') as f:
+        f.write(text)
+    with open(os.path.join(d, 'Kbuild'), 'w') as f:
+        f.write('obj-m := cls_flower.o\n')
+    p = subprocess.run(['make', '-s', '-C', OURS_SRC, 'O=' + OURS_OBJ, 'M=' + d,
+                        'modules'], capture_output=True, text=True)
+    if p.returncode == 0 and os.path.exists(os.path.join(d, 'cls_flower.ko')):
+        return None
+    errs = [ln for ln in (p.stdout + p.stderr).splitlines() if 'error' in ln]
+    return (errs or [(p.stdout + p.stderr).strip()[-300:]])[0]
+
+
+def built(work, mid, text):
+    """The module in work/mid is of this text (a plan for another commit
+    may have used the same id)."""
+    d = os.path.join(work, mid)
+    try:
+        with open(os.path.join(d, 'cls_flower.c')) as f:
+            same = f.read() == text
+    except OSError:
+        return False
+    return same and os.path.exists(os.path.join(d, 'cls_flower.ko'))
+
+
+def build(work, doc, ids):
+    """Build each id (m0000 first); {id: first error line} of the stillborn."""
+    src = gen.source_at(doc['commit'])
+    by_id = {m['id']: m for m in doc['mutants']}
+    texts = {i: src if i == CONTROL else gen.apply(src, by_id[i]) for i in ids}
+    todo = [i for i in ids if not built(work, i, texts[i])]
+    if not todo:
+        return {}
+    with open(KERNEL_LOCK, 'a') as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)       # not while ours' kernel is rebuilt
+        if CONTROL in todo:
+            err = build_one(work, CONTROL, src)
+            if err:
+                sys.exit('mutate: the unmutated source does not build: ' + err)
+            todo.remove(CONTROL)
+        t0 = time.time()
+        with concurrent.futures.ThreadPoolExecutor(2) as ex:
+            errs = dict(zip(todo, ex.map(lambda i: build_one(work, i, texts[i]), todo)))
+    dead = {i: e for i, e in errs.items() if e}
+    log('built %d modules in %.0f s, %d stillborn' % (len(todo), time.time() - t0, len(dead)))
+    return dead
+
+
+def write_result(results, doc, res):
+    m = next((x for x in doc['mutants'] if x['id'] == res['id']), None)
+    res.update(commit=doc['commit'])
+    if m:
+        res.update(op=m['op'], line=m['line'])
+    os.makedirs(results, exist_ok=True)
+    with open(os.path.join(results, res['id'] + '.json'), 'w') as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+
+
+def guest_round(work, ids, order, tag):
+    """One boot over ids; returns {id: result} for those it finished and
+    the ids it died on (started, no result)."""
+    out = os.path.join(BUILD, 'guest-out', 'mutate', tag)
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    per = 300 if order == 'packets' else 2400
+    cmd = [os.path.join(REPO, 'guest/run'), '--no-load-flower',
+           '--timeout', str(300 + per * len(ids)),
+           '--console-log', os.path.join(out, 'console.log'), '--',
+           '/usr/bin/python3', 'mutate/inguest.py', '--mods', work, '--out', out,
+           '--oracles', order] + ids
+    p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+    sys.stdout.write(p.stdout)
+    done, died = {}, []
+    for i in ids:
+        j = os.path.join(out, i + '.json')
+        if os.path.exists(j):
+            with open(j) as f:
+                done[i] = json.load(f)
+        elif os.path.exists(os.path.join(out, i + '.start')):
+            died.append(i)
+            done[i] = {'id': i, 'verdict': 'killed', 'killer': 'crash',
+                       'why': 'guest/run exit %d: %s' % (
+                           p.returncode, p.stderr.strip().splitlines()[0][:300]
+                           if p.stderr.strip() else 'no reason'),
+                       'oracles': []}
+    if not done:
+        log('guest made no progress (exit %d): %s' % (p.returncode, p.stderr[-2000:]))
+    return done
+
+
+def run_ids(work, results, doc, ids, order, tag):
+    """Every id through the guests; a result file each.  Returns them."""
+    dead = build(work, doc, ids)
+    out = {}
+    for i, e in dead.items():
+        out[i] = {'id': i, 'verdict': 'stillborn', 'killer': None, 'why': e, 'oracles': []}
+        write_result(results, doc, out[i])
+    todo = [i for i in ids if i not in dead]
+    n = 0
+    while todo:
+        chunk = todo[:CHUNK]
+        n += 1
+        got = guest_round(work, chunk, order, '%s-%d' % (tag, n))
+        if not got:
+            sys.exit('mutate: giving up: a guest ran none of %s' % ' '.join(chunk))
+        for i, r in got.items():
+            write_result(results, doc, r)
+            out[i] = r
+        todo = [i for i in todo if i not in got]
+    return out
+
+
+def sample():
+    work = os.path.join(BUILD, 'mutate', 'sample')
+    doc = plan(os.path.join(work, 'mutants.json'), 'HEAD')
+    picks = []
+    for op, before, after in SAMPLE:
+        hit = [m['id'] for m in doc['mutants'] if m['op'] == op and
+               m['before'].strip() == before and m['after'].strip() == after]
+        if len(hit) != 1:
+            print('FAIL   sample mutant %s %r -> %r: %d matches' % (op, before, after, len(hit)))
+            print('0 passed, 1 failed')
+            return 1
+        picks.append(hit[0])
+    results = os.path.join(work, 'results')
+    shutil.rmtree(results, ignore_errors=True)
+    got = run_ids(work, results, doc, [CONTROL] + picks, 'packets', 'sample')
+    passed = failed = 0
+    for i in [CONTROL] + picks:
+        r = got.get(i, {'verdict': 'missing'})
+        want = 'survived' if i == CONTROL else 'killed'
+        ok = r['verdict'] == want
+        passed, failed = passed + ok, failed + (not ok)
+        print('%-6s %s (%s): %s, want %s%s' % (
+            'ok' if ok else 'FAIL', i, 'unmutated' if i == CONTROL else
+            next(m['op'] for m in doc['mutants'] if m['id'] == i),
+            r['verdict'], want, ': ' + r.get('why', '') if r.get('why') else ''))
+    print('%d passed, %d failed' % (passed, failed))
+    return 1 if failed else 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--shard', default='1/1', metavar='K/N')
+    ap.add_argument('--ids', nargs='*')
+    ap.add_argument('--limit', type=int)
+    ap.add_argument('--oracles', default=ORACLES)
+    ap.add_argument('--sample', action='store_true')
+    a = ap.parse_args(argv)
+    if a.sample:
+        return sample()
+    work = os.path.join(BUILD, 'mutate')
+    results = os.path.join(work, 'results')
+    doc = plan(os.path.join(work, 'mutants.json'))
+    k, n = map(int, a.shard.split('/'))
+    if not 1 <= k <= n:
+        sys.exit('mutate: --shard K/N needs 1 <= K <= N')
+    rows = gen.shard(doc['mutants'], k, n)
+    ids = [r['id'] for r in rows if not a.ids or r['id'] in a.ids]
+    have = set(f[:-5] for f in os.listdir(results)) if os.path.isdir(results) else set()
+    ids = [i for i in ids if i not in have][:a.limit]
+    log('commit %s, shard %d/%d: %d mutants to run (%d of the shard have results)'
+        % (doc['commit'][:12], k, n, len(ids), len(rows) - len(ids)))
+    # the control runs in every shard that has not got it, ahead of the rest
+    ids = ([CONTROL] if CONTROL not in have else []) + ids
+    got = run_ids(work, results, doc, ids, a.oracles, 'shard%d-%d' % (k, n))
+    by = {}
+    for r in got.values():
+        key = r['verdict'] + (' by ' + r['killer'] if r.get('killer') else '')
+        by[key] = by.get(key, 0) + 1
+    log('ran %d: %s' % (len(got), ', '.join('%s %d' % kv for kv in sorted(by.items()))))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""mutate/inguest.py's kill criteria, on outputs of the real tools."""
+import importlib.util
+import json
+import os
+import unittest
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+spec = importlib.util.spec_from_file_location(
+    'inguest', os.path.join(os.path.dirname(HERE), 'inguest.py'))
+inguest = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(inguest)
+
+
+class TestJudges(unittest.TestCase):
+    def test_tdc(self):
+        self.assertTrue(inguest.tdc_ok(0, 'ok 1 - a\n145 passed, 0 failed, 0 skipped\n')[0])
+        self.assertFalse(inguest.tdc_ok(1, '127 passed, 18 failed, 0 skipped\n')[0])
+        # a skip is a failure (as in the gate), and so is no summary or nothing run
+        self.assertFalse(inguest.tdc_ok(0, '144 passed, 0 failed, 1 skipped\n')[0])
+        self.assertFalse(inguest.tdc_ok(0, 'Traceback ...\n')[0])
+        self.assertFalse(inguest.tdc_ok(0, '0 passed, 0 failed, 0 skipped\n')[0])
+
+    def test_selftests(self):
+        ok = 'TEST: dst_mac match (skip_hw)          [ OK ]\n'
+        self.assertTrue(inguest.selftests_ok(0, ok * 3)[0])
+        self.assertFalse(inguest.selftests_ok(0, ok + 'TEST: src_ip match (skip_hw)   [FAIL]\n')[0])
+        self.assertFalse(inguest.selftests_ok(1, ok)[0])
+        self.assertFalse(inguest.selftests_ok(0, 'no tests\n')[0])
+
+    def test_difftest(self):
+        ref = {'batches': [{'filters': [{'err': 0, 'msg': '', 'bits': '1010'},
+                                        {'err': 22, 'msg': 'no', 'bits': '0000'}],
+                            'reached': '1111'}]}
+        got = json.loads(json.dumps(ref))
+        self.assertIsNone(inguest.difftest_same(ref, got))
+        got['batches'][0]['filters'][0]['bits'] = '1011'     # one more frame counted
+        self.assertEqual(inguest.difftest_same(ref, got), 'batch 0 filter 0: bits differs')
+        got = json.loads(json.dumps(ref))
+        got['batches'][0]['filters'][1]['err'] = 0           # a refused filter accepted
+        self.assertEqual(inguest.difftest_same(ref, got), 'batch 0 filter 1: err differs')
+        got = json.loads(json.dumps(ref))
+        got['batches'][0]['reached'] = '1110'
+        self.assertIn('reaching tc', inguest.difftest_same(ref, got))
+
+    def test_fail_lines(self):
+        import re
+        self.assertRegex('not ok 46 - 1f35 Packets: icmp', inguest.FAIL_LINE['packets'])
+        self.assertIsNone(re.search(inguest.FAIL_LINE['corpus'], 'ok 46 - 1f35'))
+        self.assertRegex('TEST: ip_ttl match (skip_hw)        [FAIL]', inguest.FAIL_LINE['selftests'])
+        self.assertIsNone(re.search(inguest.FAIL_LINE['selftests'],
+                                    'TEST: ip_ttl match (skip_hw)        [ OK ]'))
+
+
+if __name__ == '__main__':
+    unittest.main()

@@ -1,0 +1,71 @@
+"""mutate/report.py: merging shards' results into the summary."""
+import json
+import os
+import tempfile
+import unittest
+
+from mutate import report
+
+PLAN = {'commit': 'c1', 'path': 'kernel/net/sched/cls_flower.c', 'mutants': [
+    {'id': 'm%04d' % i, 'op': 'negate', 'line': i, 'func': 'fl_classify',
+     'before': 'a == b', 'after': 'a != b'} for i in range(1, 7)]}
+
+
+def result(mid, verdict, killer=None, commit='c1'):
+    return {'id': mid, 'verdict': verdict, 'killer': killer, 'commit': commit,
+            'why': 'x | y', 'oracles': [{'name': 'packets', 'ok': True, 'seconds': 50}]}
+
+
+class TestReport(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def shard(self, name, results):
+        d = os.path.join(self.tmp.name, name)
+        os.makedirs(d)
+        for r in results:
+            with open(os.path.join(d, r['id'] + '.json'), 'w') as f:
+                json.dump(r, f)
+        return d
+
+    def test_merge_shards(self):
+        a = self.shard('1', [result('m0001', 'killed', 'packets'),
+                             result('m0003', 'survived'),
+                             result('m0005', 'stillborn')])
+        b = self.shard('2', [result('m0002', 'killed', 'corpus'),
+                             result('m0004', 'survived'),
+                             result('m0006', 'killed', 'crash', commit='other')])
+        got, other = report.load_results([a, b], 'c1')
+        self.assertEqual(sorted(got), ['m0001', 'm0002', 'm0003', 'm0004', 'm0005'])
+        self.assertEqual(other, 1)
+        s = report.summarize(PLAN, got, {'m0004': 'same code'})
+        self.assertEqual((s['ran'], s['not run'], s['stillborn'], s['killed'],
+                          s['survived'], s['equivalent']), (5, 1, 1, 2, 1, 1))
+        self.assertEqual((s['killed by packets'], s['killed by corpus'], s['killed by crash']),
+                         (1, 1, 0))
+        # the equivalent one is out of the rate; the stillborn one too
+        self.assertAlmostEqual(s['kill rate'], 2 / 3)
+
+    def test_two_verdicts_refused(self):
+        a = self.shard('1', [result('m0001', 'killed', 'packets')])
+        b = self.shard('2', [result('m0001', 'survived')])
+        with self.assertRaises(SystemExit):
+            report.load_results([a, b], 'c1')
+
+    def test_render(self):
+        got = {'m0001': result('m0001', 'killed', 'packets'),
+               'm0002': result('m0002', 'survived'), 'm0003': result('m0003', 'survived')}
+        text, s = report.render(PLAN, got, 0, {'m0002': 'the compare is symmetric'},
+                                {'m0003': 'a case with two masks would kill it'})
+        self.assertIn('**3 of the 6 planned mutants have run**', text)
+        self.assertIn('equivalent: the compare is symmetric', text)
+        self.assertIn('NOT equivalent: a case with two masks would kill it', text)
+        rows = [ln for ln in text.splitlines() if ln.startswith('| m0')]
+        self.assertEqual(len(rows), 7)          # m0000 and the six planned
+        self.assertIn('| m0001 | negate | 1 | `a == b` | `a != b` | killed | packets: x \\| y |', rows)
+        self.assertIn('| m0006 | negate | 6 | `a == b` | `a != b` | not run |  |', rows)
+
+
+if __name__ == '__main__':
+    unittest.main()
