@@ -78,8 +78,8 @@ MOD            := $(BUILD)/mod/$(VARIANT)
 KMAKE          := $(MAKE) -C $(KSRC) O=$(OBJ) -j$(JOBS)
 
 SERIES_DIR     := $(BUILD)/series
-SC_SRC         := $(BUILD)/src/series-check
-SC_OBJ         := $(BUILD)/obj/series-check
+SCHECK_SRC     := $(BUILD)/src/series-check
+SCHECK_OBJ     := $(BUILD)/obj/series-check
 
 KERNEL_LOCK    := $(BUILD)/.kernel.lock
 
@@ -225,7 +225,7 @@ series-locked: tree-ours
 
 series-check:
 	@$(REPO)/guest/series-check $(REPO) $(KERNEL_TARBALL) $(SERIES_DIR) \
-		$(SC_SRC) $(SC_OBJ) $(JOBS) $(FLOWER_CONFIG)
+		$(SCHECK_SRC) $(SCHECK_OBJ) $(JOBS) $(FLOWER_CONFIG)
 
 # ---------------------------------------------------------------------------
 clean:

@@ -78,7 +78,7 @@ series-import: tree-pristine
 # run: the shards of one N together are the whole run).
 SC_DIR        := $(BUILD)/series-corpus
 SC_OUT        := $(BUILD)/guest-out/series-corpus
-SC_OBJ        := $(BUILD)/obj/ours
+SC_KOBJ       := $(BUILD)/obj/ours
 SC_STEPS      ?=
 SC_JOBS       ?= 2
 SC_TIMEOUT    ?= 7200
@@ -109,15 +109,15 @@ series-corpus: tree-pristine
 # change meanwhile); a step whose cls_flower.c is the previous one's gets
 # $(SC_OUT)/NAME.same instead.
 series-corpus-modules:
-	@set -e; [ -e $(SC_OBJ)/Module.symvers ] || { echo "series-corpus: build ours first (make kernel)"; exit 1; }; \
+	@set -e; [ -e $(SC_KOBJ)/Module.symvers ] || { echo "series-corpus: build ours first (make kernel)"; exit 1; }; \
 	prev=; for s in $$(cd $(REPO) && $(PYTHON) -m tdc.series_cases steps); do \
 		src=$(SC_DIR)/steps/$$s/net/sched/cls_flower.c; \
 		if [ -n "$$prev" ] && cmp -s $$src $(SC_DIR)/steps/$$prev/net/sched/cls_flower.c; then \
 			echo $$prev > $(SC_OUT)/$$s.same; continue; fi; \
 		prev=$$s; d=$(SC_DIR)/ko/$$s; \
 		if [ -e $$d/cls_flower.ko ] && cmp -s $$src $$d/cls_flower.c && \
-		   [ $$d/cls_flower.ko -nt $(SC_OBJ)/Module.symvers ]; then continue; fi; \
+		   [ $$d/cls_flower.ko -nt $(SC_KOBJ)/Module.symvers ]; then continue; fi; \
 		rm -rf $$d; mkdir -p $$d; cp $$src $$d/; echo 'obj-m := cls_flower.o' > $$d/Kbuild; \
-		echo "  SERIES  $$s: cls_flower.ko (M=, against $(SC_OBJ))"; \
-		$(MAKE) -s -C $(OURS) O=$(SC_OBJ) M=$$d -j$(JOBS) modules; \
+		echo "  SERIES  $$s: cls_flower.ko (M=, against $(SC_KOBJ))"; \
+		$(MAKE) -s -C $(OURS) O=$(SC_KOBJ) M=$$d -j$(JOBS) modules; \
 	done
