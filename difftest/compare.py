@@ -31,7 +31,6 @@ import argparse
 import hashlib
 import json
 import os
-import random
 import struct
 import sys
 import time
@@ -39,6 +38,7 @@ import time
 sys.dont_write_bytecode = True
 
 from difftest import gen as G
+from difftest import model as M
 from difftest import keys as K
 from difftest import packets as P
 from flower import uapi
@@ -220,7 +220,7 @@ def uncovered(cases, ours, stock):
         for f, o, s in zip(b['filters'], ob['filters'], sb['filters']):
             if not o['err'] and not s['err']:
                 seen.update(name for name, _v, m in f['keys']
-                            if G.full_mask(K.KEY[name], m))
+                            if M.full_mask(K.KEY[name], m))
     return [k['name'] for k in K.KEYS if k['name'] not in seen]
 
 
@@ -260,7 +260,7 @@ def analyse(cases, ours, stock):
     compared = 0
     for bi, (b, ob, sb) in enumerate(zip(cases['batches'], ours['batches'],
                                          stock['batches'])):
-        filters, packets = b['filters'], b['packets']
+        filters = b['filters']
         if ob['reached'] != sb['reached']:
             for j, (x, y) in enumerate(zip(ob['reached'], sb['reached'])):
                 if x != y:
@@ -383,7 +383,7 @@ def shrink_cases(cases, reps, seed):
             g.pop('twin_of', None)
             g['attrs'] = G.encode_filter(g)
             g['desc'] = G.describe(g)
-            g['refusal'] = G.predict_refusal(g)
+            g['refusal'] = M.predict_refusal(g)
             fidx.append(len(cur['filters']))
             cur['filters'].append(g)
         for name, spec in pk:

@@ -7,6 +7,7 @@ import random
 import unittest
 
 from difftest import gen as G
+from difftest import model as M
 from difftest import keys as K
 from difftest import packets as P
 from difftest import runner as R
@@ -17,7 +18,7 @@ def satisfies(spec, f):
     packet model's fields; the protocol shape is the caller's)."""
     for name, v, m in f['keys']:
         k = K.KEY[name]
-        mm = G.full_mask(k, m)
+        mm = M.full_mask(k, m)
         if not mm:
             continue
         if not G.fits(spec, k):

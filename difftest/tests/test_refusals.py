@@ -13,6 +13,7 @@ import unittest
 
 from difftest import compare as C
 from difftest import gen as G
+from difftest import model as M
 from difftest import keys as K
 
 ACCEPT = dict(err=0, msg='', bits='')
@@ -21,7 +22,7 @@ ACCEPT = dict(err=0, msg='', bits='')
 def flt(proto, keys, vlan_eth=None, ip_proto=None):
     f = dict(proto=proto, vlan_eth=vlan_eth, cvlan_eth=None,
              ip_proto=ip_proto, keys=[list(k) for k in keys], indev=None)
-    f['refusal'] = G.predict_refusal(f)
+    f['refusal'] = M.predict_refusal(f)
     return f
 
 
@@ -43,14 +44,14 @@ class TestPrediction(unittest.TestCase):
             [22, 'VLAN id must be below 4096', 'refused-range'])
         self.assertEqual(
             flt('ip', [('ip_flags', 2, 0xf0000000)])['refusal'],
-            [95, G.FLAGS_MSG, 'refused-flag-bits'])
+            [95, M.FLAGS_MSG, 'refused-flag-bits'])
         self.assertEqual(
             flt('ip', [('tcp_flags', 0x12, 0x800 << 4)], ip_proto=6)['refusal'],
-            [22, G.TCP_FLAGS_MSG, 'refused-range'])
+            [22, M.TCP_FLAGS_MSG, 'refused-range'])
         # no mask attribute: all 16 bits
         self.assertEqual(
             flt('ip', [('tcp_flags', 0x12, None)], ip_proto=6)['refusal'][1],
-            G.TCP_FLAGS_MSG)
+            M.TCP_FLAGS_MSG)
         self.assertEqual(
             flt('ip', [('tcp_dst', 80, None)], ip_proto=17)['refusal'],
             [22, 'Key requires ip_proto tcp', 'refused-prerequisite'])
@@ -109,7 +110,7 @@ class TestRefusalClass(unittest.TestCase):
     def test_tcp_flags_mask_0x800_refused_is_our_bug(self):
         f = flt('ip', [('tcp_flags', 0x800, 0x800)], ip_proto=6)
         self.assertIsNone(C.refusal_class(
-            f, refused(22, G.TCP_FLAGS_MSG), ACCEPT))
+            f, refused(22, M.TCP_FLAGS_MSG), ACCEPT))
 
     def test_another_message_or_errno_is_our_bug(self):
         f = flt('802.1q', [('vlan_id', 5000, None)])
