@@ -44,8 +44,17 @@ BENIGN_RE = re.compile(
     r"|memory used by lock dependency info"
     r"|per task-struct memory footprint")
 PANIC_RE = re.compile(r"Kernel panic - not syncing.*")
+INIT_RE = re.compile(r"Run /init as init process")
 TRACE_END_RE = re.compile(r"---\[ end (trace|Kernel panic)")
 EXCERPT_LINES = 80      # a splat's excerpt: up to its trace's end marker
+
+
+def died_before_init(text):
+    """The console log of a boot that panicked before the kernel ran
+    /init: nothing of the guest's command had run, nor any module of ours
+    (/init loads them).  Seen under TCG on the debug kernel: a KASAN report
+    in identify_cpu() two seconds into the boot."""
+    return bool(PANIC_RE.search(text)) and not INIT_RE.search(text)
 
 
 def is_splat(line):

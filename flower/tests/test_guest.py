@@ -36,6 +36,27 @@ class TestSplats(unittest.TestCase):
         self.assertTrue(guest.is_splat('BUG: KASAN: use-after-free'))
 
 
+class TestBootPanic(unittest.TestCase):
+    BOOT = ('[    2.72] BUG: KASAN: wild-memory-access in '
+            'do_raw_spin_lock+0x12d/0x1dc\n'
+            '[    2.72]  identify_cpu+0x37f/0xe47\n'
+            '[    2.72] Kernel panic - not syncing: KASAN: panic_on_warn '
+            'set ...\n')
+    LATE = ('[    7.84] Run /init as init process\n'
+            '[   30.00] BUG: KASAN: use-after-free in fl_classify\n'
+            '[   30.01] Kernel panic - not syncing: KASAN: panic_on_warn '
+            'set ...\n')
+
+    def test_a_panic_before_init_is_the_boots(self):
+        # guest/run boots once more only then: no module of ours had loaded
+        self.assertTrue(guest.died_before_init(self.BOOT))
+
+    def test_a_panic_after_init_is_the_tests(self):
+        self.assertFalse(guest.died_before_init(self.LATE))
+        self.assertFalse(guest.died_before_init(
+            '[    7.84] Run /init as init process\n'))
+
+
 class TestExitCodes(unittest.TestCase):
     def test_guest_run_documents_these_codes(self):
         """guest/run's usage text lists its own exit codes; they are the
