@@ -362,6 +362,15 @@ class Model:
         key['enc_opts'][:] = bytes(kopts) + bytes([n]) + TUNNEL_GENEVE_OPT
         mask['enc_opts'][:] = bytes(mopts) + b'\xff' + TUNNEL_OPTIONS_PRESENT
 
+    def check_kind_and_chain(self, op, chain):
+        """tc_new_tfilter()'s and tc_del_tfilter()'s checks of the kind's
+        length and the chain index, in their order."""
+        if op.kind is not None and len(op.kind) >= 16:
+            raise Err(errno.EINVAL, 'Specified TC filter name too long')
+        if chain > TC_ACT_EXT_VAL_MASK:
+            raise Err(errno.EINVAL, 'Specified chain index exceeds upper '
+                                    'limit')
+
     # -- the tc core: tc_new_tfilter() -----------------------------------
     def predict_new(self, op):
         """Returns (commit function) or raises Err."""
@@ -371,11 +380,7 @@ class Model:
             raise Err(errno.ENOENT, 'Invalid filter command with priority '
                                     'of zero')
         self.check_qdisc(op)
-        if op.kind is not None and len(op.kind) >= 16:
-            raise Err(errno.EINVAL, 'Specified TC filter name too long')
-        if chain > TC_ACT_EXT_VAL_MASK:
-            raise Err(errno.EINVAL, 'Specified chain index exceeds upper '
-                                    'limit')
+        self.check_kind_and_chain(op, chain)
         prio_alloc = prio == 0
         if prio_alloc:
             prio = 0x8000
@@ -465,11 +470,7 @@ class Model:
             raise Err(errno.ENOENT, 'Cannot flush filters with protocol, '
                                     'handle or kind set')
         self.check_qdisc(op)
-        if op.kind is not None and len(op.kind) >= 16:
-            raise Err(errno.EINVAL, 'Specified TC filter name too long')
-        if chain > TC_ACT_EXT_VAL_MASK:
-            raise Err(errno.EINVAL, 'Specified chain index exceeds upper '
-                                    'limit')
+        self.check_kind_and_chain(op, chain)
         tps = self.chain_tps(chain)
         if prio == 0:
             def flush():
