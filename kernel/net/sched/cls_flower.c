@@ -754,6 +754,13 @@ static void fl_filter_discard(struct tcf_proto *tp, struct cls_fl_filter *f)
 	kfree(f);
 }
 
+/* Without head->lock: the instance's reference to a removed filter */
+static void fl_filter_release(struct tcf_proto *tp, struct cls_fl_filter *f)
+{
+	tcf_unbind_filter(tp, &f->res);
+	fl_filter_put(f);
+}
+
 static void fl_head_free_work(struct work_struct *work)
 {
 	struct cls_fl_head *head = container_of(to_rcu_work(work),
@@ -785,8 +792,7 @@ static void fl_destroy(struct tcf_proto *tp, bool rtnl_held,
 	idr_for_each_entry_ul(&head->handle_idr, f, tmp, handle) {
 		rhashtable_remove_fast(&f->mask->ht, &f->ht_node,
 				       f->mask->ht_params);
-		tcf_unbind_filter(tp, &f->res);
-		fl_filter_put(f);
+		fl_filter_release(tp, f);
 	}
 	idr_destroy(&head->handle_idr);
 
@@ -2066,13 +2072,6 @@ static void fl_filter_remove(struct cls_fl_head *head, struct cls_fl_filter *f,
 				       f->mask->ht_params);
 	f->deleted = true;
 	fl_mask_put(head, f->mask);
-}
-
-/* Without head->lock: the instance's reference to a removed filter */
-static void fl_filter_release(struct tcf_proto *tp, struct cls_fl_filter *f)
-{
-	tcf_unbind_filter(tp, &f->res);
-	fl_filter_put(f);
 }
 
 /* Under head->lock: makes @fnew visible, in place of @fold if there is
