@@ -33,8 +33,8 @@ Where a dump must be exactly what is given (no other key, no other
 filter), the case adds "matchJSONExact": our tdc.py then wants the
 parsed output equal to matchJSON; upstream ignores the field and matches
 as it always does.  The few cases that need $FLNL (raw netlink) are in
-category "flowernl" and depend on `$FLNL --help`: where $FLNL is not
-defined they skip.
+category "flowernl", with no dependsOn probe (upstream would run it in a
+namespace not made yet: tdc/corpus.py PROBE_IN_NAMESPACE).
 
 The guest is slow (TCG): tdc.py runs a case's setup commands in one
 shell, there is no teardown for what nsPlugin's namespace deletion

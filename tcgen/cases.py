@@ -43,8 +43,6 @@ class Corpus:
             case['category'].append('flowernl')
         case['plugins'] = {'requires': ['nsPlugin', 'scapyPlugin']
                            if scapy else 'nsPlugin'}
-        if flnl:
-            case['dependsOn'] = '$FLNL --help'
         case['setup'] = setup
         case['cmdUnderTest'] = cmd
         case['expExitCode'] = str(exp)

@@ -102,10 +102,22 @@ class TestRules(unittest.TestCase):
         flnl = '$FLNL show --dev $DEV1'
         self.assertTrue(problems(cmdUnderTest=flnl))
         self.assertEqual(problems(
-            cmdUnderTest=flnl, dependsOn=corpus.FLNL_PROBE,
+            cmdUnderTest=flnl,
             category=['filter', 'flower', corpus.FLNL_CATEGORY]), [])
-        self.assertTrue(problems(category=['flower', corpus.FLNL_CATEGORY],
-                                 dependsOn=corpus.FLNL_PROBE))
+        self.assertTrue(problems(category=['flower', corpus.FLNL_CATEGORY]))
+
+    def test_no_probe_in_a_namespace_case(self):
+        # Upstream runs the probe in a namespace not made yet: the case
+        # would always skip there, and with a scapy block end the run.
+        flnl = dict(cmdUnderTest='$FLNL show --dev $DEV1',
+                    category=['filter', 'flower', corpus.FLNL_CATEGORY])
+        self.assertIn(corpus.PROBE_IN_NAMESPACE,
+                      problems(dependsOn='$FLNL --help', **flnl))
+        self.assertIn(corpus.PROBE_IN_NAMESPACE,
+                      problems(dependsOn='$TC qdisc help'))
+        # without nsPlugin the probe runs where upstream runs everything
+        self.assertEqual(problems(dependsOn='$TC qdisc help',
+                                  plugins={'requires': []}), [])
 
     def test_verify_fields_upstream_reads(self):
         c = case()
