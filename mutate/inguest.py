@@ -97,6 +97,12 @@ def difftest_ok(rc, out, ref_path, got_path):
         len(b['filters']) for b in ref['batches'])
 
 
+def last_line_ok(rc, out):
+    lines = out.strip().splitlines()
+    return rc == 0, lines[-1] if rc == 0 and lines else \
+        'exit %d: %s' % (rc, ' '.join(lines[:2])[:300])
+
+
 def oracles(out_dir, mid):
     dt_out = os.path.join(out_dir, '%s-difftest.json' % mid)
     flower = 'tc-tests/filters/flower'
@@ -118,6 +124,8 @@ def oracles(out_dir, mid):
                       selftests_ok, 900),
         'corpus': ([[PY, '-m', 'tdc.tdc', '-J', '2', '-c', 'flower', '-f'] + rest],
                    tdc_ok, 3600),
+        # the debug kernel's guest only (mutate.run --debug)
+        'debug': ([[PY, 'mutate/leakcheck.py']], last_line_ok, 900),
     }
 
 

@@ -4,6 +4,9 @@
 #   make mutate               every mutant without a result yet (hours)
 #   make mutate SHARD=K/N     a deterministic share: index mod N == K-1
 #   make mutate MUTATE_LIMIT=M   at most M of them (the rest stay to run)
+#   make mutate-debug         the survivors of every oracle (and m0000)
+#                             again on the debug kernel: KASAN, lockdep,
+#                             kmemleak (mutate/leakcheck.py)
 #   make mutate-report        docs/mutation.md from build/mutate/results
 #                             (MUTATE_RESULTS="DIR..." merges shards' dirs)
 #   make mutate-sample        gate stage: 3 fixed mutants of HEAD must be
@@ -20,7 +23,7 @@ MUTATE_LIMIT   ?=
 MUTATE_RESULTS ?= $(BUILD)/mutate/sample/results $(BUILD)/mutate/results
 MUTATE_DT      := $(BUILD)/mutate/difftest
 
-.PHONY: mutate mutate-report mutate-sample mutate-difftest-ref
+.PHONY: mutate mutate-debug mutate-report mutate-sample mutate-difftest-ref
 
 # made again when ours' module is newer than the reference (a changed
 # cls_flower.c answers differently: the control m0000 would die)
@@ -42,6 +45,10 @@ mutate:
 	@$(MAKE) --no-print-directory mutate-difftest-ref
 	cd $(REPO) && $(PYTHON) -m mutate.run --shard $(SHARD) \
 		$(if $(MUTATE_LIMIT),--limit $(MUTATE_LIMIT))
+
+mutate-debug:
+	@$(MAKE) --no-print-directory kernel VARIANT=debug
+	cd $(REPO) && $(PYTHON) -m mutate.run --debug
 
 mutate-report:
 	cd $(REPO) && $(PYTHON) -m mutate.report --results $(MUTATE_RESULTS)

@@ -17,7 +17,7 @@ import os
 import sys
 
 ORACLES = ['difftest', 'packets', 'selftests', 'corpus']
-OTHER_KILLERS = ['insmod', 'rmmod', 'crash']
+OTHER_KILLERS = ['debug', 'insmod', 'rmmod', 'crash']
 
 
 def load_results(dirs, commit):
@@ -105,7 +105,10 @@ def render(plan, got, other, equivalent, analysis, notes=''):
          'against ours\' kernel and run in the guest through the oracles, cheapest',
          'first: %s; the first failure kills it.  A mutant that does not compile is'
          % ', '.join('`%s`' % o for o in ORACLES),
-         'stillborn (not counted as killed).  Equivalent mutants are named, with the',
+         'stillborn (not counted as killed).  A mutant that survives them all is',
+         'built once more against the debug kernel and run in its guest through',
+         'the `debug` oracle (`make mutate-debug`: a workload watched by KASAN,',
+         'lockdep and a kmemleak scan).  Equivalent mutants are named, with the',
          'reason, by hand in `mutate/equivalent.json`.',
          '']
     w.append('**%d of the %d planned mutants have run**%s.' % (
@@ -117,7 +120,7 @@ def render(plan, got, other, equivalent, analysis, notes=''):
     w.append('Control `m0000` (the unmutated source, same build, same oracles): %s.'
              % ('**%s**%s (oracles run: %s)' % (
                  ctl['verdict'], ' by ' + ctl['killer'] if ctl.get('killer') else '',
-                 ', '.join(ctl.get('order', ORACLES)))
+                 ', '.join([o['name'] for o in ctl.get('oracles', [])]))
                 if ctl else 'not run'))
     w += ['', '## Summary', '', '| | mutants |', '|---|---|']
     for k in ['planned', 'ran', 'stillborn', 'killed'] + \

@@ -15,6 +15,11 @@ m0000 is the unmutated source: built first (if it does not build, nothing
 is stillborn: the build is broken) and run first in each shard, so its
 result (which must survive) shows the oracles do not kill everything.
 
+--debug: the mutants that survived every oracle above (and m0000) again,
+built against the debug kernel (KASAN, lockdep, kmemleak) and run in its
+guest through the `debug` oracle (mutate/leakcheck.py: a workload, then a
+kmemleak scan); a leak or a splat there kills.
+
 --sample: the gate stage.  Three fixed mutants of HEAD (picked by operator
 and text, not by id, so the pick survives edits elsewhere) and m0000 in
 build/mutate/sample/, one boot, the fast oracle only; each mutant must be
@@ -36,6 +41,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 BUILD = os.path.join(REPO, 'build')
 OURS_SRC = os.path.join(BUILD, 'src/ours')
 OURS_OBJ = os.path.join(BUILD, 'obj/ours')
+DEBUG_OBJ = os.path.join(BUILD, 'obj/debug')
 KERNEL_LOCK = os.path.join(BUILD, '.kernel.lock')
 ORACLES = 'difftest,packets,selftests,corpus'
 CHUNK = 20
@@ -61,14 +67,14 @@ def plan(path, commit=None):
         return json.load(f)
 
 
-def build_one(work, mid, text):
+def build_one(work, mid, text, obj=OURS_OBJ):
     d = os.path.join(work, mid)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, 'cls_flower.c'), 'w') as f:
         f.write(text)
     with open(os.path.join(d, 'Kbuild'), 'w') as f:
         f.write('obj-m := cls_flower.o\n')
-    p = subprocess.run(['make', '-s', '-C', OURS_SRC, 'O=' + OURS_OBJ, 'M=' + d,
+    p = subprocess.run(['make', '-s', '-C', OURS_SRC, 'O=' + obj, 'M=' + d,
                         'modules'], capture_output=True, text=True)
     if p.returncode == 0 and os.path.exists(os.path.join(d, 'cls_flower.ko')):
         return None
@@ -88,8 +94,9 @@ def built(work, mid, text):
     return same and os.path.exists(os.path.join(d, 'cls_flower.ko'))
 
 
-def build(work, doc, ids):
-    """Build each id (m0000 first); {id: first error line} of the stillborn."""
+def build(work, doc, ids, obj=OURS_OBJ):
+    """Build each id (m0000 first) against the kernel tree obj; {id: first
+    error line} of the stillborn."""
     src = gen.source_at(doc['commit'])
     by_id = {m['id']: m for m in doc['mutants']}
     texts = {i: src if i == CONTROL else gen.apply(src, by_id[i]) for i in ids}
@@ -99,13 +106,14 @@ def build(work, doc, ids):
     with open(KERNEL_LOCK, 'a') as lk:
         fcntl.flock(lk, fcntl.LOCK_EX)       # not while ours' kernel is rebuilt
         if CONTROL in todo:
-            err = build_one(work, CONTROL, src)
+            err = build_one(work, CONTROL, src, obj)
             if err:
                 sys.exit('mutate: the unmutated source does not build: ' + err)
             todo.remove(CONTROL)
         t0 = time.time()
         with concurrent.futures.ThreadPoolExecutor(2) as ex:
-            errs = dict(zip(todo, ex.map(lambda i: build_one(work, i, texts[i]), todo)))
+            errs = dict(zip(todo, ex.map(lambda i: build_one(work, i, texts[i], obj),
+                                         todo)))
     dead = {i: e for i, e in errs.items() if e}
     log('built %d modules in %.0f s, %d stillborn' % (len(todo), time.time() - t0, len(dead)))
     return dead
@@ -121,14 +129,14 @@ def write_result(results, doc, res):
         json.dump(res, f, indent=1, sort_keys=True)
 
 
-def guest_round(work, ids, order, tag):
+def guest_round(work, ids, order, tag, variant='ours'):
     """One boot over ids; returns {id: result} for those it finished and
     the ids it died on (started, no result)."""
     out = os.path.join(BUILD, 'guest-out', 'mutate', tag)
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     per = 300 if order == 'packets' else 2400
-    cmd = [os.path.join(REPO, 'guest/run'), '--no-load-flower',
+    cmd = [os.path.join(REPO, 'guest/run'), '--variant', variant, '--no-load-flower',
            '--timeout', str(300 + per * len(ids)),
            '--console-log', os.path.join(out, 'console.log'), '--',
            '/usr/bin/python3', 'mutate/inguest.py', '--mods', work, '--out', out,
@@ -153,9 +161,9 @@ def guest_round(work, ids, order, tag):
     return done
 
 
-def run_ids(work, results, doc, ids, order, tag):
+def run_ids(work, results, doc, ids, order, tag, variant='ours', obj=OURS_OBJ):
     """Every id through the guests; a result file each.  Returns them."""
-    dead = build(work, doc, ids)
+    dead = build(work, doc, ids, obj)
     out = {}
     for i, e in dead.items():
         out[i] = {'id': i, 'verdict': 'stillborn', 'killer': None, 'why': e, 'oracles': []}
@@ -165,7 +173,7 @@ def run_ids(work, results, doc, ids, order, tag):
     while todo:
         chunk = todo[:CHUNK]
         n += 1
-        got = guest_round(work, chunk, order, '%s-%d' % (tag, n))
+        got = guest_round(work, chunk, order, '%s-%d' % (tag, n), variant)
         if not got:
             sys.exit('mutate: giving up: a guest ran none of %s' % ' '.join(chunk))
         for i, r in got.items():
@@ -204,6 +212,43 @@ def sample():
     return 1 if failed else 0
 
 
+def needs_debug(r):
+    """A survivor of every oracle of the normal kernel that the debug
+    kernel has not seen yet."""
+    return (r['verdict'] == 'survived' and r.get('order') == ORACLES.split(',') and
+            not any(o['name'] == 'debug' for o in r['oracles']))
+
+
+def debug_pass(work, results, doc):
+    """--debug: the survivors (and m0000, ahead of them) built against the
+    debug kernel and run through the `debug` oracle in its guest; the
+    outcome is added to each one's result (a kill there is by "debug",
+    or by crash/insmod/rmmod as on the normal kernel)."""
+    have = {}
+    for f in sorted(os.listdir(results)):
+        with open(os.path.join(results, f)) as fh:
+            r = json.load(fh)
+        if r.get('commit') == doc['commit'] and needs_debug(r):
+            have[r['id']] = r
+    ids = sorted(have, key=lambda i: (i != CONTROL, i))
+    log('debug kernel: %d to run: %s' % (len(ids), ' '.join(ids) or '-'))
+    if not ids:
+        return 0
+    got = run_ids(os.path.join(work, 'debug'), os.path.join(work, 'debug', 'results'),
+                  doc, ids, 'debug', 'debug', 'debug', DEBUG_OBJ)
+    for i, extra in got.items():
+        r = have[i]
+        r['oracles'] += extra['oracles'] or [{'name': 'debug', 'ok': False,
+                                             'why': extra.get('why')}]
+        if extra['verdict'] != 'survived':
+            r.update(verdict='killed', killer=extra['killer'] or 'debug',
+                     why='debug kernel: %s' % extra.get('why'))
+        write_result(results, doc, r)
+        log('%s on the debug kernel: %s' % (i, r['verdict'] + (
+            ' by ' + r['killer'] if r['killer'] else '')))
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--shard', default='1/1', metavar='K/N')
@@ -211,12 +256,16 @@ def main(argv=None):
     ap.add_argument('--limit', type=int)
     ap.add_argument('--oracles', default=ORACLES)
     ap.add_argument('--sample', action='store_true')
+    ap.add_argument('--debug', action='store_true',
+                    help='the survivors through the debug kernel\'s oracle')
     a = ap.parse_args(argv)
     if a.sample:
         return sample()
     work = os.path.join(BUILD, 'mutate')
     results = os.path.join(work, 'results')
     doc = plan(os.path.join(work, 'mutants.json'))
+    if a.debug:
+        return debug_pass(work, results, doc)
     k, n = map(int, a.shard.split('/'))
     if not 1 <= k <= n:
         sys.exit('mutate: --shard K/N needs 1 <= K <= N')
