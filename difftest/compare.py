@@ -40,7 +40,7 @@ sys.dont_write_bytecode = True
 from difftest import gen as G
 from difftest import model as M
 from difftest import keys as K
-from difftest import packets as P
+from flower import packets as P
 from flower import uapi
 
 # Declared differences: class (c), by design.  key -> (title, reason).
@@ -162,8 +162,9 @@ def addr_header(hexs):
 
 def first_fragment(spec):
     """The frame is an IP first fragment: IPv4 MF at offset 0, or an IPv6
-    fragment header at offset 0 (packets.py: frag 'first', or a 'frag'
-    extension header of a frame that is no fragment, an atomic one)."""
+    fragment header at offset 0 (flower/packets.py: frag 'first', or a
+    'frag' extension header of a frame that is no fragment, an atomic
+    one)."""
     ip = (spec or {}).get('ip')
     if not ip:
         return False

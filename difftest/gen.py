@@ -36,7 +36,7 @@ from difftest import keys as K
 from difftest.model import VLANS, full_mask, predict_refusal
 from flower import uapi
 from flower.uapi import IP_PROTO
-from difftest import packets as P
+from flower import packets as P
 
 RX_DEV = 'dtr'   # the veth end whose ingress holds the filters
 TX_DEV = 'dtx'   # its peer, where frames are sent

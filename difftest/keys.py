@@ -5,7 +5,7 @@ A row says which TCA_FLOWER_* attribute carries the key (and its mask,
 if the key takes one), how wide it is and in which byte order netlink
 carries it, which filter protocol / ip_proto the key needs (both kernels
 only look at it then; ours refuses it otherwise), and which field of the
-packet model (difftest/packets.py) it matches.  Adding a key = one row.
+packet model (flower/packets.py) it matches.  Adding a key = one row.
 
 `guarded` marks keys ours may refuse today (the lead is adding them): they
 are generated anyway; a filter one kernel refuses and the other accepts

@@ -11,7 +11,7 @@ A row says:
   width   the member's (and the attributes') length in bytes
   tc      the word tc's flower takes for it (tc -j prints the same word,
           but "icmp_type"/"icmp_code" for "type"/"code")
-  field   the packet field it matches, in difftest/packets.py's model
+  field   the packet field it matches, in flower/packets.py's model
           (None: no packet model there, e.g. tunnel and conntrack keys)
   bits    the value bits that are valid (wider values are refused)
   table   True: a row of cls_flower.c's fl_keys[], parsed and dumped by the

@@ -15,8 +15,8 @@ counter outlives the filter.  Flow k (k = 0..FLOWS-1) is UDP to D(k):P(k);
 each action index belongs to one flow only: the churned filters of flow
 k use the indexes of pool(k) (pass or drop), its catch-all one more.
 
-A sender process (raw AF_PACKET socket on va, frames built with scapy:
-sendp without scapy's per-packet overhead) sends the flows round-robin
+A sender process (raw AF_PACKET socket on va, frames built by
+flower.packets: no scapy import in the guest) sends the flows round-robin
 while the main process churns: replace a filter keeping its key with
 another action of the flow's pool, replace it with another flow's key
 (EEXIST when that key is there already), delete, re-add, delete a whole
@@ -50,7 +50,7 @@ from stress.nlsock import (NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE,
                            NLM_F_ACK, NLM_F_REQUEST, RTM_DELTFILTER,
                            RTM_NEWTFILTER, TC_H_INGRESS, NLSock, Timeout,
                            decode_filter, encode)
-from flower import uapi
+from flower import packets, uapi
 
 ETH_P_IP = 0x0800
 TC_ACT_OK, TC_ACT_SHOT = 0, 2
@@ -299,15 +299,12 @@ def setup(flows):
 
 
 def frames_for(flows):
-    os.environ.setdefault('SCAPY_USE_LIBPCAP', 'no')
-    import logging
-    logging.getLogger('scapy').setLevel(logging.ERROR)
-    from scapy.layers.inet import IP, UDP
-    from scapy.layers.l2 import Ether
-    return [bytes(Ether(src='02:00:00:00:00:01', dst='02:00:00:00:00:02') /
-                  IP(src='10.8.0.1', dst=socket.inet_ntoa(dst(k))) /
-                  UDP(sport=1234, dport=port(k)) / (b'x' * 18))
-            for k in range(flows)]
+    """Flow k's frame: UDP 10.8.0.1:1234 -> D(k):P(k), padded to 60 bytes."""
+    return [packets.build(dict(
+        dst=0x020000000002, src=0x020000000001, l3='ipv4',
+        ip=dict(v=4, src=0x0a080001, dst=int.from_bytes(dst(k), 'big'),
+                proto=17), l4=dict(kind='udp', sport=1234, dport=port(k)),
+        pad=10)) for k in range(flows)]
 
 
 def parse_args(argv):

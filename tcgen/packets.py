@@ -1,20 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0
 """tcgen.packets - packets as scapy expressions, and their sizes.
+
+The layers are flower.packets' (its layer(), VLAN layer names, MPLS
+entries, PPPoE header); an ARP frame is a flower.packets spec, rendered
+by its scapy_expr().  The IP frames are not specs: the corpus' UDP/TCP
+headers have scapy's checksums and no payload, a spec's have zero
+checksums and a payload (other bytes, other expressions).
 """
 
+import ipaddress
+
+from flower.packets import layer, lse, pppoe_layers, scapy_expr, vlan_layer
 from tcgen.common import DST_MAC, ETH_HLEN, SRC_MAC, VLAN_HLEN
 
 
-def _fields(fields):
-    return ','.join('%s=%r' % item for item in fields.items())
-
-
 def ether(dst=DST_MAC, src=SRC_MAC, **fields):
-    return 'Ether(%s)' % _fields(dict(dst=dst, src=src, **fields))
-
-
-def layer(name, **fields):
-    return '%s(%s)' % (name, _fields(fields))
+    return layer('Ether', dst=dst, src=src, **fields)
 
 
 def udp(sport=1000, dport=2000):
@@ -31,19 +32,27 @@ def ip6(l4=None, eth=None, **fields):
     return '/'.join([eth or ether(), layer('IPv6', **fields), l4 or udp()])
 
 
-def arp_pkt(eth_type=None, **fields):
-    fields = dict(dict(op=1, hwsrc=SRC_MAC, psrc='10.0.0.1',
-                       hwdst='00:00:00:00:00:00', pdst='10.0.0.2'), **fields)
-    eth = ether(dst='ff:ff:ff:ff:ff:ff') if eth_type is None else \
-        ether(dst='ff:ff:ff:ff:ff:ff', type=eth_type)
-    return eth + '/' + layer('ARP', **fields)
+def _mac(text):
+    return int(text.replace(':', ''), 16)
+
+
+def _ip(text):
+    return int(ipaddress.IPv4Address(text))
+
+
+def arp_pkt(eth_type=None, op=1, hwsrc=SRC_MAC, psrc='10.0.0.1',
+            hwdst='00:00:00:00:00:00', pdst='10.0.0.2'):
+    """A broadcast ARP frame (eth_type 0x8035: RARP)."""
+    return scapy_expr(dict(
+        dst=_mac('ff:ff:ff:ff:ff:ff'), src=_mac(SRC_MAC), l3='arp',
+        etype=eth_type, arp=dict(op=op, sha=_mac(hwsrc), sip=_ip(psrc),
+                                 tha=_mac(hwdst), tip=_ip(pdst))))
 
 
 def dot1q(inner=None, tpid=None, **tag):
     """A frame with one VLAN tag (802.1Q, or 802.1ad with tpid)."""
     tag = dict(dict(vlan=10), **tag)
-    name = 'Dot1AD' if tpid == 0x88a8 else 'Dot1Q'
-    return '/'.join([ether(), layer(name, **tag),
+    return '/'.join([ether(), layer(vlan_layer(tpid), **tag),
                      inner or layer('IP', src='10.2.0.1', dst='10.1.0.1'),
                      udp()])
 
@@ -53,8 +62,7 @@ def tags(*tagspec, inner=None):
     first, then `inner` (default IPv4/UDP)."""
     layers = [ether()]
     for tpid, vid, prio in tagspec:
-        layers.append(layer('Dot1AD' if tpid == 0x88a8 else 'Dot1Q',
-                            vlan=vid, prio=prio))
+        layers.append(layer(vlan_layer(tpid), vlan=vid, prio=prio))
     layers.append(inner or '/'.join([
         layer('IP', src='10.2.0.1', dst='10.1.0.1'), udp()]))
     return '/'.join(layers)
@@ -63,11 +71,8 @@ def tags(*tagspec, inner=None):
 def mpls_frame(*lses):
     """An MPLS unicast frame with label stack entries (label, tc, ttl);
     the last one has the bottom-of-stack bit."""
-    data = b''
-    for i, (label, tc, ttl) in enumerate(lses):
-        bos = 1 if i == len(lses) - 1 else 0
-        data += ((label << 12) | (tc << 9) | (bos << 8) | ttl).to_bytes(
-            4, 'big')
+    data = b''.join(lse(label, tc, int(i == len(lses) - 1), ttl)
+                    for i, (label, tc, ttl) in enumerate(lses))
     return '%s/Raw(load=%r)' % (ether(type=0x8847), data + b'\x45' + bytes(19))
 
 
@@ -78,16 +83,15 @@ def l2tp(sid):
 
 
 def pppoe(sid, proto=0x21, inner=None):
-    """PPPoE session; the PPP protocol uncompressed (2 bytes: scapy's
-    PPP layer compresses it to one, which neither flower matches)."""
-    return '/'.join([layer('PPPoE', sessionid=sid),
-                     'Raw(load=%r)' % proto.to_bytes(2, 'big'),
+    """PPPoE session, PPP protocol proto, then `inner` (default
+    IPv4/UDP)."""
+    return '/'.join([pppoe_layers(sid, proto),
                      inner or '/'.join([layer('IP', src='10.2.0.1',
                                               dst='10.1.0.1'), udp()])])
 
 
 def raw_frame(eth_type, size=32):
-    return '%s/Raw(load=b%r)' % (ether(type=eth_type), 'x' * size)
+    return '%s/%s' % (ether(type=eth_type), layer('Raw', load=b'x' * size))
 
 
 _SCAPY = None

@@ -9,8 +9,8 @@ import unittest
 from difftest import gen as G
 from difftest import model as M
 from difftest import keys as K
-from difftest import packets as P
 from difftest import runner as R
+from flower import packets as P
 
 
 def satisfies(spec, f):
