@@ -174,6 +174,19 @@ def render(plan, got, other, equivalent, analysis, notes=''):
             m['id'], m['op'], m['line'], m['func'] or '-', cell(m['before']), cell(m['after'])))
         w.append('  %s' % ('equivalent: ' + eq if eq else 'NOT equivalent: ' +
                            analysis.get(m['id'], 'no analysis yet')))
+    # analysis.json keeps why a mutant once survived: one killed since
+    # was a hole in the oracles, closed by what its analysis names
+    closed = [m for m in plan['mutants'] if m['id'] in analysis and
+              got.get(m['id'], {}).get('verdict') == 'killed']
+    if closed:
+        w += ['', '## Holes found and closed', '',
+              'Survivors of an earlier run, killed now by the case or oracle '
+              'added for them:', '']
+    for m in closed:
+        w.append('- **%s** %s line %d (%s): %s -> %s: killed by %s  ' % (
+            m['id'], m['op'], m['line'], m['func'] or '-', cell(m['before']),
+            cell(m['after']), got[m['id']]['killer']))
+        w.append('  ' + analysis[m['id']])
     if notes:
         w += ['', '## Notes on the runs', '', notes.strip()]
     w += ['', '## Every mutant', '',

@@ -66,6 +66,23 @@ class TestReport(unittest.TestCase):
         self.assertIn('| m0001 | negate | 1 | `a == b` | `a != b` | killed | packets: x \\| y |', rows)
         self.assertIn('| m0006 | negate | 6 | `a == b` | `a != b` | not run |  |', rows)
 
+    def test_closed_holes(self):
+        # a survivor once (its analysis stays), killed now: listed as a
+        # hole closed; a survivor with an analysis is not
+        got = {'m0001': result('m0001', 'killed', 'debug'),
+               'm0002': result('m0002', 'survived')}
+        text, _ = report.render(PLAN, got, 0, {},
+                                {'m0001': 'a leak only kmemleak sees',
+                                 'm0002': 'no case has two masks'})
+        closed = text.split('## Holes found and closed')[1].split('## ')[0]
+        self.assertIn('**m0001**', closed)
+        self.assertIn('killed by debug', closed)
+        self.assertIn('a leak only kmemleak sees', closed)
+        self.assertNotIn('m0002', closed)
+        text, _ = report.render(PLAN, {'m0002': result('m0002', 'survived')}, 0,
+                                {}, {'m0002': 'no case has two masks'})
+        self.assertNotIn('## Holes found and closed', text)
+
 
 if __name__ == '__main__':
     unittest.main()
