@@ -18,9 +18,12 @@ at a step when all its families exist there.
     python3 -m tdc.series_cases report OUT STEP...  per step and overall
         "N passed, N failed" from those TAP files
 
-The key -> family table is ours (flower/keys.py has no family column);
-tdc/tests/test_series_cases.py checks that every uAPI attribute and every
-tc word of flower/keys.py has a family.
+A key's family is its row's in flower/keys.py (the family column): its
+attribute, its mask, its tc word and the word tc -j prints are that
+family's, so adding a key needs nothing here.  OTHER_ATTRS and
+OTHER_WORDS below hold only what is not a key row;
+tdc/tests/test_series_cases.py checks that every uAPI attribute has a
+family and every family is one kernel/series/families declares.
 """
 
 import argparse
@@ -34,6 +37,7 @@ import subprocess
 import sys
 import time
 
+from flower import keys as flower_keys
 from flower import uapi
 from tdc import tdc
 
@@ -42,49 +46,61 @@ FAMILIES_FILE = os.path.join(REPO, 'kernel', 'series', 'families')
 SERIES_FILE = os.path.join(REPO, 'kernel', 'series', 'series')
 CASES = os.path.join(REPO, 'tc-tests', 'filters', 'flower')
 
-# uAPI attribute (TCA_FLOWER_ without the prefix) -> family; first match.
-# core: what step 01 parses, or refuses the way every later step does
-# (port ranges, the hash key, IN_HW_COUNT: EOPNOTSUPP, named).
-ATTR_FAMILY = (
-    (r'KEY_ENC_.*', 'tunnel'),
-    (r'KEY_C?VLAN_.*|KEY_NUM_OF_VLANS', 'vlan'),
-    (r'KEY_ICMPV[46]_.*', 'icmp'),
-    (r'KEY_ARP_.*', 'arp'),
-    (r'KEY_SCTP_.*', 'sctp'),
-    (r'KEY_TCP_FLAGS(_MASK)?', 'tcp_flags'),
-    (r'KEY_IP_(TOS|TTL)(_MASK)?', 'tos_ttl'),
-    (r'KEY_FLAGS(_MASK)?', 'ip_flags'),
-    (r'KEY_MPLS_.*', 'mpls'),
-    (r'KEY_PPPOE_SID|KEY_PPP_PROTO', 'pppoe'),
-    (r'KEY_L2TPV3_SID', 'l2tpv3'),
-    (r'KEY_CT_.*', 'conntrack'),
-    (r'UNSPEC|CLASSID|INDEV|ACT|FLAGS|IN_HW_COUNT|KEY_HASH(_MASK)?'
-     r'|KEY_PORT_(SRC|DST)_(MIN|MAX)|KEY_ETH_(DST|SRC)(_MASK)?|KEY_ETH_TYPE'
-     r'|KEY_IP_PROTO|KEY_IPV[46]_(SRC|DST)(_MASK)?'
-     r'|KEY_(TCP|UDP)_(SRC|DST)(_MASK)?', 'core'),
+# (family, uAPI attributes (TCA_FLOWER_ without the prefix)) that are no
+# key row of flower/keys.py, and why
+OTHER_ATTRS = (
+    # the filter's own attributes, not keys: its class, device, actions
+    # and skip_sw/skip_hw flags; its protocol (fl_set_key() reads it
+    # itself; PROTOCOL_FAMILY says which protocols need a later step)
+    ('core', 'CLASSID INDEV ACT FLAGS KEY_ETH_TYPE'),
+    # refused (EOPNOTSUPP, named) alike at every step, ALWAYS_REFUSED:
+    # port ranges, the hash key, IN_HW_COUNT, attributes beyond the uAPI
+    ('core', 'UNSPEC IN_HW_COUNT KEY_HASH KEY_HASH_MASK KEY_PORT_SRC_MIN '
+             'KEY_PORT_SRC_MAX KEY_PORT_DST_MIN KEY_PORT_DST_MAX'),
+    # nested options, not one value a row describes
+    ('tunnel', 'KEY_ENC_OPTS KEY_ENC_OPTS_MASK'),
+    ('mpls', 'KEY_MPLS_OPTS'),
 )
 
-# tc's flower words (iproute2 6.1 f_flower.c) -> family.  The ports are
-# core but SCTP's (the request's ip_proto tells, see families()).
-TC_WORD_FAMILY = {
-    'core': 'dst_mac src_mac eth_type ip_proto dst_ip src_ip dst_port '
-            'src_port indev classid hw_tc skip_sw skip_hw verbose handle',
-    'vlan': 'vlan_id vlan_prio vlan_ethtype cvlan_id cvlan_prio '
-            'cvlan_ethtype num_of_vlans',
-    'icmp': 'type code icmp_type icmp_code',
-    'arp': 'arp_op arp_sip arp_tip arp_sha arp_tha',
-    'tcp_flags': 'tcp_flags',
-    'tos_ttl': 'ip_tos ip_ttl',
-    'ip_flags': 'ip_flags',
-    'mpls': 'mpls lse mpls_label mpls_tc mpls_bos mpls_ttl',
-    'pppoe': 'pppoe_sid ppp_proto',
-    'l2tpv3': 'l2tpv3_sid',
-    'tunnel': 'enc_key_id enc_dst_ip enc_src_ip enc_dst_port enc_src_port '
-              'enc_tos enc_ttl geneve_opts vxlan_opts erspan_opts gtp_opts',
-    'conntrack': 'ct_state ct_zone ct_mark ct_label ct_labels',
-}
-TC_WORD = {w: fam for fam, words in TC_WORD_FAMILY.items()
-           for w in words.split()}
+# (family, tc flower words (iproute2 6.1 f_flower.c)) that are no key row's
+# tc word, and why
+OTHER_WORDS = (
+    # the filter's own options, not keys: its protocol, device, class,
+    # flags, handle
+    ('core', 'eth_type indev classid hw_tc skip_sw skip_hw verbose handle'),
+    # words of rows of two families: the ports are the TCP and UDP rows'
+    # (core) and the SCTP rows' (sctp); families() makes them sctp when
+    # the request's ip_proto is sctp
+    ('core', 'src_port dst_port'),
+    # nested options (KEY_MPLS_OPTS, KEY_ENC_OPTS), not one value
+    ('mpls', 'mpls lse'),
+    ('tunnel', 'geneve_opts vxlan_opts erspan_opts gtp_opts'),
+)
+
+
+def family_maps(rows, other_attrs=OTHER_ATTRS, other_words=OTHER_WORDS):
+    """(attribute -> family, tc word -> family) of flower.keys rows and
+    the others.  A tc word rows of two families share must be decided in
+    other_words."""
+    attrs = {n: fam for fam, names in other_attrs for n in names.split()}
+    words = {w: fam for fam, ws in other_words for w in ws.split()}
+    shared = collections.defaultdict(set)
+    for k in rows:
+        attrs.update({name: k.family for name in (k.attr, k.mask) if name})
+        for w in (k.tc, flower_keys.json_word(k)):
+            shared[w].add(k.family)
+    for w, fams in shared.items():
+        if w in words:          # decided in other_words
+            continue
+        if len(fams) > 1:
+            raise ValueError('flower.keys: tc word {!r} is of families {}: '
+                             'decide in tdc/series_cases.py OTHER_WORDS'
+                             .format(w, ' '.join(sorted(fams))))
+        words[w], = fams
+    return attrs, words
+
+
+ATTR_FAMILY, TC_WORD = family_maps(flower_keys.KEYS)
 # flower words without a value (the rest take one); mpls's "lse" opens an
 # entry of its words depth/label/tc/bos/ttl, all under the mpls key
 VALUELESS = {'skip_sw', 'skip_hw', 'verbose', 'mpls', 'lse'}
@@ -112,10 +128,7 @@ RESET = re.compile(r'\b(?:qdisc|filter)\s+del(?:ete)?\s+([^\'"\n;&|\\]*)')
 
 def attr_family(name):
     """The family of a uAPI attribute name (KEY_VLAN_ID), or None."""
-    for pattern, family in ATTR_FAMILY:
-        if re.fullmatch(pattern, name):
-            return family
-    return None
+    return ATTR_FAMILY.get(name)
 
 
 def commands(case):
@@ -354,7 +367,8 @@ def families(case):
                 family = 'mpls'
             if family is None:
                 raise ValueError('case {}: flower word {!r} has no family '
-                                 '(tdc/series_cases.py TC_WORD_FAMILY)'
+                                 '(flower/keys.py, tdc/series_cases.py '
+                                 'OTHER_WORDS)'
                                  .format(case.get('id'), word))
             # SCTP's ports come with step 03; but a range is refused
             # (EOPNOTSUPP, named) alike at every step, before ip_proto counts
@@ -366,7 +380,8 @@ def families(case):
             family = attr_family(name)
             if family is None:
                 raise ValueError('case {}: attribute {} has no family '
-                                 '(tdc/series_cases.py ATTR_FAMILY)'
+                                 '(flower/keys.py, tdc/series_cases.py '
+                                 'OTHER_ATTRS)'
                                  .format(case.get('id'), name))
             need.add(family)
     if needs_masks(case):
