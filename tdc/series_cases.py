@@ -282,15 +282,17 @@ def tc_mask(word, value):
 
 
 def mask_of(req):
-    """What makes a request's mask: its keys and their masks, eth_type and
-    ip_proto left out (a prio has one protocol; ip_proto is all-ones)."""
+    """What makes a request's mask: its keys and their masks, eth_type
+    left out (a prio has one protocol).  ip_proto counts: its value is
+    all-ones masked, so any two values share a mask, but a filter with
+    ip_proto and one without have two masks (case b4d6)."""
     if req.attrs:
         names = {n for n, _ in req.attrs}
         sig = set()
         for name, value in req.attrs:
             attr = uapi.BY_NAME.get(name)
             if attr_family(name) is None or name in (
-                    'KEY_ETH_TYPE', 'KEY_IP_PROTO', 'CLASSID', 'ACT', 'FLAGS'):
+                    'KEY_ETH_TYPE', 'CLASSID', 'ACT', 'FLAGS'):
                 continue
             if name.endswith('_MASK'):
                 sig.add((name[:-5], value))
@@ -298,7 +300,7 @@ def mask_of(req):
                 sig.add((name, None))
         return frozenset(sig)
     return frozenset((w, tc_mask(w, v)) for w, v in req.keys
-                     if w not in ('ip_proto', 'eth_type', 'classid', 'hw_tc',
+                     if w not in ('eth_type', 'classid', 'hw_tc',
                                   'skip_sw', 'skip_hw', 'verbose', 'handle'))
 
 

@@ -167,6 +167,23 @@ class TestDerivation(unittest.TestCase):
                  cmd=ADD.format(2, 'dst_ip 10.1.0.0/16'))
         self.assertEqual(sc.families(c), {'core', 'masks'})
 
+    def test_ip_proto_given_or_not_is_another_mask(self):
+        # b4d6, 2d71: step 01 refuses the second filter (its mask has the
+        # ip_proto byte); the series-corpus run found them at step 01
+        c = case(ADD.format(1, 'dst_ip 10.0.0.0/8'),
+                 cmd=ADD.format(2, 'dst_ip 10.0.0.0/8 ip_proto udp'))
+        self.assertEqual(sc.families(c), {'core', 'masks'})
+        self.check_step('b4d6', '09-flower-masks')
+
+    def test_two_ip_protos_share_a_mask(self):
+        c = case(ADD.format(1, 'ip_proto tcp dst_ip 10.0.0.0/8'),
+                 cmd=ADD.format(2, 'ip_proto udp dst_ip 10.1.0.0/8'))
+        self.assertEqual(sc.families(c), {'core'})
+
+    def check_step(self, cid, step):
+        cases = {c['id']: c for c in sc.load_cases()}
+        self.assertEqual(sc.step_of(cases[cid], STEPS), step)
+
     def test_other_mask_other_prio(self):
         c = case(ADD.format(1, 'dst_ip 10.0.0.0/24'),
                  ADD.format(2, 'dst_ip 10.1.0.0/16').replace('prio 1',
