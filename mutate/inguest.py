@@ -110,8 +110,10 @@ def oracles(out_dir, mid):
                    for f in os.listdir(os.path.join(REPO, flower))
                    if f.endswith('.json'))
     packets = [f for f in files if os.path.basename(f).startswith('packets-')]
-    # the packet cases have passed by then: the corpus oracle runs the rest
-    rest = [f for f in files if f not in packets]
+    # the packet cases have passed by then: the corpus oracle runs the
+    # rest, the regression cases first (each was written against a bug)
+    rest = sorted((f for f in files if f not in packets),
+                  key=lambda f: not f.endswith('/regressions.json'))
     return {
         'packets': ([[PY, '-m', 'tdc.tdc', '-J', '2', '-f'] + packets], tdc_ok, 900),
         # the smoke batch; verdicts compared with the unmutated module's
