@@ -76,11 +76,26 @@ DESIGN = {
         'fragment header at offset 0) down to its L4 header, so its ICMP '
         'type and code, TCP flags and L2TPv3 session are keys, as Open '
         'vSwitch\'s datapath reads them ("frag=first,icmp(type=8)" flows); '
-        'stock stops at the fragment and leaves them zero.  Ports stay '
+        'stock stops at the fragment and leaves them zero.  After an IPv6 '
+        'fragment header followed by another extension header, ours\' '
+        'ip_proto is the protocol after that one, stock\'s the fragment '
+        'header\'s next header.  Ports stay '
         'unread in any fragment on both.  A filter of the same prio can '
         'differ with it: the first filter found wins.'),
 }
 STOCK_BUGS = {
+    'stock-zero-mask-enc-addr': (
+        'stock 6.1: an all-zero tunnel address mask never matches',
+        'With enc_dst_ip 0.0.0.0/0 (or any enc_* IPv4/IPv6 address whose '
+        'mask is all zero, and no tunnel address key with a non-zero '
+        'mask) stock asks for the tunnel family (enc_control.addr_type, '
+        'mask all ones) but fl_init_dissector() dissects ENC_CONTROL only '
+        'when a tunnel address mask is non-zero, so the frame\'s '
+        'addr_type stays 0 and the filter never matches; ours matches '
+        'every frame of that tunnel family the rest of the filter matches. '
+        ' Recognised by the twin filter (the same filter without the '
+        'zero-mask keys), which stock matches on the same frame, a frame '
+        'that came over a tunnel of the key\'s family.'),
     'stock-zero-mask-addr': (
         'stock 6.1: an all-zero address mask never matches',
         'With dst_ip 0.0.0.0/0 (or any IPv4/IPv6 src/dst whose mask is all '
@@ -174,8 +189,34 @@ def first_fragment(spec):
     return frag == 'first'
 
 
-def reads_first_fragment(f):
-    return any(k[0] in FIRST_FRAG_KEYS for k in f['keys'])
+def seen_by(spec, f):
+    """The frame filter f classifies: a tunnel filter the inner frame of a
+    tunneled spec (its device decapsulated it), the others the frame on
+    the wire (a tunneled frame's outer headers)."""
+    if spec is None:
+        return None
+    return P.untunneled(spec) if f.get('dev') else P.wire(spec)
+
+
+def ext_after_fragment(spec):
+    """An IPv6 frame whose fragment header is followed by another
+    extension header (flower/packets.py's order: ext as given, a
+    fragment's own header last)."""
+    ip = (spec or {}).get('ip') or {}
+    ext = list(ip.get('ext', ()))
+    if ip.get('v') != 6 or 'frag' not in ext:
+        return False
+    return ext.index('frag') < len(ext) - 1
+
+
+def reads_first_fragment(f, spec=None):
+    """f has a key ours reads from a first fragment and stock does not:
+    an L4 key, or ip_proto when another extension header follows the
+    IPv6 fragment header of spec (ours goes on to the protocol after it,
+    FLOW_DISSECTOR_F_PARSE_1ST_FRAG; stock's ip_proto is the fragment
+    header's next header)."""
+    return any(k[0] in FIRST_FRAG_KEYS for k in f['keys']) or (
+        f.get('ip_proto') is not None and ext_after_fragment(spec))
 
 
 def pair_class(bi, fi, pj, filters, ov, sv, batch=None):
@@ -184,23 +225,54 @@ def pair_class(bi, fi, pj, filters, ov, sv, batch=None):
     prio."""
     f = filters[fi]
     o, s = ov[fi], sv[fi]
-    if batch is not None and first_fragment(batch['packets'][pj]['spec']):
+    seen = batch and seen_by(batch['packets'][pj]['spec'], f)
+    if seen and first_fragment(seen):
+        # a prio is on one device: its filters see the same frame
         prio = batch.get('prio')
         same = [ti for ti in ov if ti in sv and ov[ti] != sv[ti] and
                 (ti == fi or (prio and prio[ti] == prio[fi]))]
-        if any(reads_first_fragment(filters[ti]) for ti in same):
+        if any(reads_first_fragment(filters[ti], seen) for ti in same):
             return 'first-fragment-l4'
+    if o == 1 and s == 0 and batch is not None and \
+            stock_zero_mask_enc(f, batch['packets'][pj]['spec']) and \
+            twin_matches(fi, filters, ov, sv):
+        return 'stock-zero-mask-enc-addr'
     zk = [k for k in f['keys'] if k[0] in K.ZERO_MASK_ADDR_KEYS and k[2] == 0]
     # the stock bug only where the frame has an address of the key's
     # family: ours matching a frame without one would be our bug
     family = {4 if k[0].startswith('ipv4') else 6 for k in zk}
     if zk and o == 1 and s == 0 and batch is not None and \
-            family == {addr_header(batch['packets'][pj]['hex'])}:
-        twins = [ti for ti, t in enumerate(filters) if t.get('twin_of') == fi]
-        for ti in twins:
-            if ti in ov and ti in sv and ov[ti] == 1 and sv[ti] == 1:
-                return 'stock-zero-mask-addr'
+            family == {addr_header(seen_hex(batch['packets'][pj], f))}:
+        if twin_matches(fi, filters, ov, sv):
+            return 'stock-zero-mask-addr'
     return None
+
+
+def twin_matches(fi, filters, ov, sv):
+    """A twin of filter fi (itself without its zero-mask keys) matched
+    the frame on both kernels."""
+    return any(ov.get(ti) == 1 and sv.get(ti) == 1
+               for ti, t in enumerate(filters) if t.get('twin_of') == fi)
+
+
+def stock_zero_mask_enc(f, spec):
+    """f asks for a tunnel family through zero-mask tunnel address keys
+    only (no tunnel address mask is non-zero: stock never dissects
+    ENC_CONTROL), and spec came over a tunnel of that family."""
+    enc = [(k[0], M.full_mask(K.KEY[k[0]], k[2])) for k in f['keys']
+           if k[0] in K.ZERO_MASK_ENC_KEYS]
+    if not enc or any(m for _n, m in enc):
+        return False
+    family = {4 if n.startswith('enc_ipv4') else 6 for n, _m in enc}
+    return bool(spec and spec.get('tun')) and family == {spec['tun']['v']}
+
+
+def seen_hex(p, f):
+    """The bytes (hex) filter f classifies of packet p: a tunnel filter's
+    the inner frame's."""
+    if f.get('dev') and p['spec'] and p['spec'].get('tun'):
+        return P.build(P.untunneled(p['spec']))[:1514].hex()
+    return p['hex']
 
 
 def class_title(c):
@@ -223,6 +295,28 @@ def uncovered(cases, ours, stock):
                 seen.update(name for name, _v, m in f['keys']
                             if M.full_mask(K.KEY[name], m))
     return [k['name'] for k in K.KEYS if k['name'] not in seen]
+
+
+def tunnel_counts(cases, ours, stock):
+    """Filters on a tunnel device, their verdicts compared, of them the
+    matches on both kernels, and frames that reached a tunnel device on
+    ours / stock."""
+    n = verdicts = matches = 0
+    reached = [0, 0]
+    for b, ob, sb in zip(cases['batches'], ours['batches'], stock['batches']):
+        sent = [j for j, x in enumerate(ob['sent']) if x and sb['sent'][j]]
+        for k, doc in enumerate((ob, sb)):
+            reached[k] += sum(r.count('1') for r in
+                              doc.get('reached_tunnel', {}).values())
+        for f, o, s in zip(b['filters'], ob['filters'], sb['filters']):
+            if not f.get('dev'):
+                continue
+            n += 1
+            if not o['err'] and not s['err']:
+                verdicts += len(sent)
+                matches += sum(o['bits'][j] == s['bits'][j] == '1'
+                               for j in sent)
+    return n, verdicts, matches, reached
 
 
 def run_problems(ours, stock, compared, min_verdicts, cases=None):
@@ -262,12 +356,21 @@ def analyse(cases, ours, stock):
     for bi, (b, ob, sb) in enumerate(zip(cases['batches'], ours['batches'],
                                          stock['batches'])):
         filters = b['filters']
-        if ob['reached'] != sb['reached']:
-            for j, (x, y) in enumerate(zip(ob['reached'], sb['reached'])):
+        reached = [('tc', ob['reached'], sb['reached'])] + [
+            ('the %s device' % d, ob.get('reached_tunnel', {}).get(d, ''),
+             sb.get('reached_tunnel', {}).get(d, ''))
+            for d in sorted(set(ob.get('reached_tunnel', {})) |
+                            set(sb.get('reached_tunnel', {})))]
+        for where, ours_r, stock_r in reached:
+            if ours_r == stock_r:
+                continue
+            for j, (x, y) in enumerate(zip(ours_r.ljust(len(stock_r), '-'),
+                                           stock_r.ljust(len(ours_r), '-'))):
                 if x != y:
                     divs.append(dict(batch=bi, filter=None, packet=j,
-                                     cls=None, what='frame reached tc on one '
-                                     'kernel only (ours %s, stock %s)' % (x, y)))
+                                     cls=None, what='frame reached %s on one '
+                                     'kernel only (ours %s, stock %s)'
+                                     % (where, x, y)))
         sent = [i for i, x in enumerate(ob['sent']) if x and sb['sent'][i]]
         for fi, f in enumerate(filters):
             o, s = ob['filters'][fi], sb['filters'][fi]
@@ -330,6 +433,8 @@ def simplify_variants(spec):
         v('tos/ttl defaults', lambda t: t['ip'].update(tos=0, ttl=64))
     if spec.get('inner') is not None:
         v('no inner packet', lambda t: t.__setitem__('inner', None))
+    if spec.get('tun'):
+        v('tunnel tos/ttl defaults', lambda t: t['tun'].update(tos=0, ttl=64))
     if len(spec.get('tags', [])) > 1:
         v('one tag less', lambda t: t['tags'].pop())
     v('plain MACs', lambda t: t.update(dst=0x020000000001, src=0x020000000002))
@@ -391,7 +496,8 @@ def shrink_cases(cases, reps, seed):
             b_ = P.build(spec)
             pidx.append(len(cur['packets']))
             cur['packets'].append(dict(owner=None, kind='shrink:' + name,
-                                       spec=spec, hex=b_[:1514].hex()))
+                                       spec=spec, hex=b_[:1514].hex(),
+                                       tunnel=G.tunnel_reach(spec)))
         index.append(dict(rep=ri, batch=len(batches), filters=fidx,
                           packets=pidx))
     if cur['filters']:
@@ -407,7 +513,7 @@ def shrink_cases(cases, reps, seed):
             bb['packets'].append(dict(owner=None, kind='filler', spec=None,
                                       hex=(b'\xff' * 14).hex()))
     return dict(seed=seed, rx=cases['rx'], tx=cases['tx'], batches=batches,
-                reps=reps, index=index)
+                reps=reps, index=index, tunnel=cases.get('tunnel'))
 
 
 def shrink_pick(sh, so, ss):
@@ -445,8 +551,26 @@ def shrink_pick(sh, so, ss):
 
 
 # --- tdc output ---------------------------------------------------------------
-def flnl_cmd(f):
-    parts = ['$FLNL add --dev $DEV1 --parent ingress --prio 1 --handle 1',
+def tdc_dev(f):
+    """(setup, the device of the filter, teardown) of a tdc case: $DEV1,
+    or for a tunnel filter its collect_md device, to which $DEV1 (the
+    scapy frames' receiver) hands the tunnel frames, as runner.py sets it
+    up."""
+    if not f.get('dev'):
+        return (['$TC qdisc add dev $DEV1 ingress'], '$DEV1',
+                ['$TC qdisc del dev $DEV1 ingress'])
+    t = G.tunnel_setup()
+    dev = t['devs'][f['dev']]
+    return (['$IP link set $DEV1 address ' + t['mac'],
+             '$IP route add local %s dev $DEV1' % t['net4'],
+             '$IP -6 route add local %s dev $DEV1' % t['net6'],
+             '$IP ' + t['links'][f['dev']],
+             '$IP link set %s up' % dev, '$TC qdisc add dev %s ingress' % dev],
+            dev, ['$IP link del %s' % dev])
+
+
+def flnl_cmd(f, dev='$DEV1'):
+    parts = ['$FLNL add --dev %s --parent ingress --prio 1 --handle 1' % dev,
              '--protocol', '0x%04x' % K.PROTOS[f['proto']]]
     for t, h in f['attrs']:
         if t == K.A['INDEV'] and bytes.fromhex(h).rstrip(b'\0').decode() == G.RX_DEV:
@@ -461,6 +585,7 @@ def tdc_case(r, seed):
     f = r['min_filter'] or r['filter_obj']
     p = r['min_packet'] if r['min_filter'] else r.get('packet_obj')
     cls = r['cls'] or 'UNEXPLAINED'
+    setup, dev, teardown = tdc_dev(f)
     h = hashlib.sha1(('%s|%s|%s' % (seed, f['desc'], p and p['hex'])).encode())
     case = dict(
         id=h.hexdigest()[:4],
@@ -469,9 +594,9 @@ def tdc_case(r, seed):
             (' vs frame %s' % p['kind']) if p else ''),
         category=['filter', 'flower', 'difftest'] + (['packets', 'scapy'] if p else []),
         plugins=dict(requires=['nsPlugin'] + (['scapyPlugin'] if p else [])),
-        setup=['$TC qdisc add dev $DEV1 ingress'],
-        cmdUnderTest=flnl_cmd(f),
-        teardown=['$TC qdisc del dev $DEV1 ingress'],
+        setup=setup,
+        cmdUnderTest=flnl_cmd(f, dev),
+        teardown=teardown,
     )
     if p is None:
         # the correct outcome: stock's for (a) and unexplained, else ours'
@@ -480,7 +605,7 @@ def tdc_case(r, seed):
         if 'model' in r:        # ours unlike its model: the model's answer
             want = dict(err=r['model'][0]) if r['model'] else {}
         case['expExitCode'] = str(want.get('err', 0))
-        case['verifyCmd'] = '$TC filter show dev $DEV1 ingress'
+        case['verifyCmd'] = '$TC filter show dev %s ingress' % dev
         case['matchPattern'] = 'flower'
         case['matchCount'] = '0' if want.get('err') else '1'
     else:
@@ -489,7 +614,7 @@ def tdc_case(r, seed):
         case['expExitCode'] = '0'
         case['scapy'] = [dict(iface='$DEV0', count=1,
                               packet="Ether(bytes.fromhex('%s'))" % p['hex'])]
-        case['verifyCmd'] = '$TC -s -j filter show dev $DEV1 ingress'
+        case['verifyCmd'] = '$TC -s -j filter show dev %s ingress' % dev
         case['matchJSON'] = [{}, {'options': {'actions': [
             {'stats': {'packets': want}}]}}]
     return case
@@ -606,6 +731,10 @@ def main():
         print('difftest: %s (%s): runner %.1f s, send+read %.1f s = %.3f s per '
               '1,000 verdicts' % (v, doc['kernel'], doc['seconds'], ts,
                                   1000 * doc['seconds'] / max(1, nv[v])))
+    tn, tv, tm, tr = tunnel_counts(cases, ours, stock)
+    print('difftest: tunnel devices: %d filters, %d verdicts compared (%d '
+          'matches on both kernels); frames decapsulated to them: ours %d, '
+          'stock %d' % (tn, tv, tm, tr[0], tr[1]))
     missing = uncovered(cases, ours, stock)
     print('difftest: keys in a filter both kernels accepted: %d of %d%s' % (
         len(K.KEYS) - len(missing), len(K.KEYS),

@@ -18,6 +18,17 @@ often matches an older one too, so the order of the masks shows in which
 member counts it).  num_of_vlans also comes first, as the form stock reads
 ("protocol all num_of_vlans 1 vlan_ethtype ip src_ip ...").
 
+Tunnel filters (TUNNEL_SHARE of the solo filters, and --cover's filters
+for the enc_* keys) go to the ingress of a collect_md VXLAN or Geneve
+device (TUN_DEVS, which runner.py makes on the receiving side): a clean
+filter of the inner frame and 1-3 enc_* keys of one tunnel family.  Their
+frames arrive encapsulated (flower/packets.py's 'tun': to dtr's MAC
+TUN_MAC and an address of TUN_NET, from the tunnel's UDP port), with the
+enc_* fields the keys give; near misses differ in one enc_* bit too, or
+arrive without the tunnel or over the other one.  Every filter of a batch
+sees every frame: those on dtr (or dtx) the frame on the wire, those on
+a tunnel device the inner frame of what that device decapsulated.
+
 Output (JSON): {"seed", "batches": [{"filters": [...], "packets": [...],
 "prio": [...], "handle": [...], "groups": [[filter index, ...], ...]}]}
 where a filter carries its tc-like description and its pre-encoded
@@ -26,6 +37,7 @@ prio[i] and handle[i] are filter i's (installed in list order, so a
 group's masks are added in its list order, oldest first).
 """
 import argparse
+import ipaddress
 import json
 import random
 import sys
@@ -40,6 +52,14 @@ from flower import packets as P
 
 RX_DEV = 'dtr'   # the veth end whose ingress holds the filters
 TX_DEV = 'dtx'   # its peer, where frames are sent
+# Tunnel filters: the collect_md devices (runner.py: "external", the
+# tunnel's IANA port), dtr's MAC, and the local ranges (routes of type
+# local on dtr) the tunnel frames are sent to.
+TUN_DEVS = {'vxlan': 'dtvx0', 'geneve': 'dtgnv0'}
+TUN_MAC = 0x02000000d701
+TUN_NET = {4: (0x0afd0000, 16),                         # 10.253.0.0/16
+           6: (0x20010db8025300000000000000000000, 64)}  # 2001:db8:253::/64
+TUNNEL_SHARE = 0.1
 
 PROTO_WEIGHTS = [('ip', 22), ('ipv6', 16), ('arp', 7), ('rarp', 3),
                  ('802.1q', 12), ('802.1ad', 7), ('all', 12),
@@ -105,6 +125,8 @@ def need_met(f, need):
     ipp = f['ip_proto']
     if need == 'any':
         return True
+    if need in ('enc4', 'enc6'):
+        return bool(f.get('dev')) and f.get('tun_v') == int(need[3])
     if need == 'ip':
         return eff in ('ip', 'ipv6')
     if need == 'ipv4':
@@ -214,7 +236,7 @@ def gen_filter(rng, clean=False, nkeys=None):
         # protocol into a tag's TPID and take their prerequisite away
         have.add('num_of_vlans')
     ok = [k for k in K.KEYS if need_met(f, k['need']) and
-          k['name'] not in have]
+          k['name'] not in have and not k['tunnel']]
     n = nkeys if nkeys is not None else \
         wchoice(rng, [(0, 1), (1, 4), (2, 4), (3, 3), (4, 2)])
     n = min(len(ok), n)
@@ -225,7 +247,8 @@ def gen_filter(rng, clean=False, nkeys=None):
         chosen.append(k)
         pool.remove(k)
     if rng.random() < 0.06 and not clean:     # a key without its prerequisite
-        bad = [k for k in K.KEYS if k not in ok and k['name'] not in have]
+        bad = [k for k in K.KEYS if k not in ok and k['name'] not in have
+               and not k['tunnel']]
         if bad:
             chosen.append(rng.choice(bad))
     for k in chosen:
@@ -243,6 +266,122 @@ def gen_filter(rng, clean=False, nkeys=None):
     if rng.random() < 0.05 and not clean:
         f['indev'] = RX_DEV if rng.random() < 0.7 else 'lo'
     return f
+
+
+def tun_net(v):
+    """(network, prefix length, address bits) of TUN_NET[v]."""
+    net, plen = TUN_NET[v]
+    return net, plen, 32 if v == 4 else 128
+
+
+def tun_src(rng, v):
+    """An outer source address the receiving stack takes (src_ok()); an
+    IPv6 one in 2001:db8:1::/48."""
+    if v == 6:
+        return (0x20010db80001 << 80) | rng.getrandbits(80)
+    while True:
+        a = rng.getrandbits(32)
+        if src_ok(a, 4):
+            return a
+
+
+def src_ok(a, v):
+    """Whether the receiving stack takes a as a tunnel frame's source:
+    IPv4 refuses martians (0/8, 127/8, multicast, broadcast) and a local
+    address (fib_validate_source()); IPv6 multicast, ::, ::1 and
+    v4-mapped ones (a local one it takes)."""
+    if v == 4:
+        net, plen, bits = tun_net(v)
+        return 0 < a >> 24 < 224 and a >> 24 != 127 and \
+            a >> (bits - plen) != net >> (bits - plen)
+    return a >> 120 != 0xff and a > 1 and a >> 32 != 0xffff
+
+
+def tun_value(rng, k, f):
+    """A value of tunnel key k for filter f, mostly one a frame that the
+    tunnel device decapsulates can carry: an address of TUN_NET as
+    destination, a source the stack takes, the tunnel's port, a 24-bit
+    VNI, a TOS without ECN CE (an outer CE over a not-ECT inner IP packet
+    is dropped by the decapsulation)."""
+    name, v = k['name'], f['tun_v']
+    if rng.random() < 0.15:
+        return rand_value(rng, k)
+    if name.endswith('_dst') and name.startswith('enc_ipv'):
+        net, plen, bits = tun_net(v)
+        return net | rng.getrandbits(bits - plen)
+    if name.endswith('_src') and name.startswith('enc_ipv'):
+        return tun_src(rng, v)
+    if name == 'enc_udp_dst':
+        return P.TUNNEL_PORT[f['dev']]
+    if name == 'enc_key_id':
+        return rng.choice([0, 1, 0xffffff, rng.getrandbits(24)])
+    if name == 'enc_ip_tos':
+        return rng.getrandbits(8) & ~3
+    return rand_value(rng, k)
+
+
+def gen_tunnel_filter(rng, force=None):
+    """A filter for a tunnel device: a clean filter of the inner frame
+    (0-2 keys), its device (dev: vxlan or geneve) and tunnel family
+    (tun_v), and 1-3 enc_* keys of that family (force: this one among
+    them)."""
+    f = gen_filter(rng, clean=True, nkeys=rng.randint(0, 2))
+    f['dev'] = 'geneve' if rng.random() < 0.3 else 'vxlan'
+    f['tun_v'] = 6 if force and 'ipv6' in force else \
+        4 if force and 'ipv4' in force else rng.choice([4, 4, 6])
+    pool = [k for k in K.KEYS if k['tunnel'] and need_met(f, k['need'])
+            and k['name'] != force]
+    chosen = rng.sample(pool, rng.randint(0 if force else 1, 2 if force else 3))
+    if force:
+        chosen.insert(rng.randint(0, len(chosen)), K.KEY[force])
+    for k in chosen:
+        m = rand_mask(rng, k) if k['mask'] else None
+        f['keys'].append([k['name'], tun_value(rng, k, f), m])
+    return f
+
+
+def rand_tun(rng, kind, v):
+    """The encapsulation of a frame for a tunnel device: what runner.py's
+    setup decapsulates (tunnel_reach())."""
+    net, plen, bits = tun_net(v)
+    return dict(kind=kind, v=v, dmac=TUN_MAC, smac=(rng.getrandbits(48) &
+                                                   ~(1 << 40)) | (2 << 40),
+                src=tun_src(rng, v), dst=net | rng.getrandbits(bits - plen),
+                tos=rng.choice([0, 0, rng.getrandbits(6) << 2]),
+                ttl=rng.choice([64, 1, 255, rng.getrandbits(8)]),
+                sport=rng.getrandbits(16), dport=P.TUNNEL_PORT[kind],
+                vni=rng.getrandbits(24))
+
+
+def tunnel_reach(s):
+    """The tunnel device (vxlan, geneve) whose flower sees the inner
+    frame of s, as runner.py's setup and the receiving stack decide, or
+    None: to dtr's MAC, to an address of TUN_NET from one the stack takes
+    as a source, to the tunnel's port, no outer ECN CE over a not-ECT
+    inner IP packet, an inner frame with its IP header whole.  runner.py
+    waits for these frames on the tunnel devices; what the kernels did
+    decides the verdicts."""
+    t = s.get('tun')
+    if not t or t['dmac'] not in (TUN_MAC, 0xffffffffffff) or \
+            t['dport'] != P.TUNNEL_PORT[t['kind']]:
+        return None
+    net, plen, bits = tun_net(t['v'])
+    if t['dst'] >> (bits - plen) != net >> (bits - plen) or \
+            not src_ok(t['src'], t['v']):
+        return None
+    ip = s.get('ip')
+    if t['tos'] & 3 == 3 and not s['tags'] and ip and \
+            s['l3'] == 'ipv%d' % ip['v'] and not ip.get('tos', 0) & 3:
+        return None
+    # the decapsulation pulls an inner IP header whole
+    # (pskb_inet_may_pull()); skb_vlan_untag() drops a tag without the
+    # 2 bytes after it, before tc
+    inner = P.build(P.untunneled(s))
+    etype = int.from_bytes(inner[12:14], 'big')
+    if len(inner) < 14 + {0x0800: 20, 0x86dd: 40}.get(etype, 0) or \
+            (etype in K.VLAN_TPIDS and len(inner) < 20):
+        return None
+    return t['kind']
 
 
 def mask_sig(f):
@@ -338,6 +477,8 @@ def encode_filter(f):
 def describe(f):
     """tc-flower-like one-liner (masks always shown as value/mask)."""
     parts = ['protocol', f['proto']]
+    if f.get('dev'):
+        parts = ['dev', TUN_DEVS[f['dev']]] + parts
     if f['vlan_eth']:
         parts += ['vlan_ethtype', f['vlan_eth']]
     if f['cvlan_eth']:
@@ -511,11 +652,17 @@ def base_spec(rng, f):
 def fits(s, k):
     """Whether the packet has the field key k matches."""
     head = k['field'].split('.')[0]
-    if head in ('ip', 'l4', 'arp', 'pppoe') and not s.get(head):
+    if head in ('ip', 'l4', 'arp', 'pppoe', 'tun') and not s.get(head):
         return False
-    if k['field'] in ('ip.src', 'ip.dst') and (k['width'] == 4) != (s['ip']['v'] == 4):
+    if k['field'] in ('ip.src', 'ip.dst', 'tun.src', 'tun.dst') and \
+            (k['width'] == 4) != (s[head]['v'] == 4):
         return False
     return True
+
+
+def field_bits(k):
+    """The bits of key k the packet field can carry (a VNI has 24)."""
+    return k['bits'] & P.FIELD_BITS.get(k['field'], k['bits'])
 
 
 def apply_keys(rng, s, f):
@@ -532,7 +679,7 @@ def apply_keys(rng, s, f):
             if ok:
                 cur = rng.choice(ok)
         new = (v & m) | (cur & ~m & full)
-        new &= k['bits'] if k['field'] not in ('arp.op',) else 0xffff
+        new &= field_bits(k) if k['field'] not in ('arp.op',) else 0xffff
         P.set_field(s, k['field'], new, rng)
 
 
@@ -542,7 +689,7 @@ def near_misses(rng, s, f):
         k = K.KEY[name]
         full = (1 << (8 * k['width'])) - 1
         m = full if m is None else m
-        m &= k['bits']
+        m &= field_bits(k)
         if not m or not fits(s, k):
             continue
         cur = P.get_field(s, k['field'])
@@ -555,6 +702,17 @@ def near_misses(rng, s, f):
         except (KeyError, TypeError, AttributeError):
             continue
         out.append(('near:' + name, t))
+    if s.get('tun'):
+        # the frame without its tunnel (no metadata, not on the tunnel
+        # device), or over the other tunnel (the other device)
+        t = P.clone(s)
+        if rng.random() < 0.5:
+            del t['tun']
+            out.append(('near:untunneled', t))
+        else:
+            kind = 'geneve' if t['tun']['kind'] == 'vxlan' else 'vxlan'
+            t['tun'].update(kind=kind, dport=P.TUNNEL_PORT[kind])
+            out.append(('near:tunnel_kind', t))
     # protocol near misses
     t = P.clone(s)
     if t['tags']:
@@ -584,10 +742,12 @@ MUTATIONS = ['trunc', 'trunc', 'frag_first', 'frag_later', 'ipopts',
 
 def mutate(rng, s, how=None):
     t = P.clone(s)
+    if t.get('tun') and how is None and rng.random() < 0.3:
+        return mutate_tunnel(rng, t)
     how = how or rng.choice(MUTATIONS)
     ip = t.get('ip')
     if how == 'trunc':
-        full = len(P.build(t))
+        full = len(P.build(P.untunneled(t)))
         hl = P.header_len(t)
         cut = rng.choice([hl - 2, hl, hl + 1, hl + 10, hl + 19, hl + 20,
                           hl + 21, hl + 39, hl + 40, hl + 41, hl + 44, hl + 48,
@@ -671,9 +831,31 @@ def mutate(rng, s, how=None):
         else:
             a['hln'], a['pln'] = rng.choice([(8, 4), (6, 16), (0, 0)])
     else:
-        t['trunc'] = max(14, len(P.build(t)) - rng.randint(1, 30))
+        t['trunc'] = max(14, len(P.build(P.untunneled(t))) -
+                         rng.randint(1, 30))
         how = 'trunc'
     return ('mut:' + how, t)
+
+
+def mutate_tunnel(rng, t):
+    """A mutation of a tunnel frame's encapsulation (the others mutate
+    its inner frame)."""
+    tun = t['tun']
+    how = rng.choice(['ecn_ce', 'ttl', 'vni', 'sport', 'local_src',
+                      'bcast'])
+    if how == 'ecn_ce':
+        tun['tos'] |= 3
+    elif how == 'ttl':
+        tun['ttl'] = rng.choice([0, 1, 255])
+    elif how == 'vni':
+        tun['vni'] = rng.choice([0, 0xffffff])
+    elif how == 'sport':
+        tun['sport'] = rng.choice([0, tun['dport']])
+    elif how == 'local_src':
+        tun['src'] = tun['dst']
+    else:
+        tun['dmac'] = 0xffffffffffff
+    return ('mut:tun_' + how, t)
 
 
 def random_spec(rng):
@@ -688,12 +870,25 @@ def covered(filters):
             for name, _v, m in f['keys'] if full_mask(K.KEY[name], m)}
 
 
+def zero_masked(f, names):
+    """f's keys of these names under an all-zero mask."""
+    return [k for k in f['keys'] if k[0] in names and k[2] == 0]
+
+
 def gen_filter_with(rng, name):
     """A clean filter with key name under a non-zero mask: random clean
     filters until one has the key's prerequisite (num_of_vlans: its own
     form, chosen first), then the key added."""
     k = K.KEY[name]
     for _ in range(5000):
+        if k['tunnel']:
+            # no all-zero tunnel address mask: stock's bug, told apart
+            # only with a twin, which cover filters do not have
+            f = gen_tunnel_filter(rng, force=name)
+            if predict_refusal(f) is None and name in covered([f]) and \
+                    not zero_masked(f, K.ZERO_MASK_ENC_KEYS):
+                return f
+            continue
         f = gen_filter(rng, clean=True, nkeys=rng.randint(0, 2))
         if name == 'num_of_vlans' and not f.get('nvlans_form'):
             continue
@@ -737,14 +932,16 @@ def gen_batch(rng, nfilters, index0=0, cover=False):
                 handles.append(h)
             made += len(members)
             continue
-        f = gen_filter(rng)
+        f = gen_tunnel_filter(rng) if rng.random() < TUNNEL_SHARE \
+            else gen_filter(rng)
         filters.append(f)
         prios.append((prios[-1] if prios else 0) + 1)
         handles.append(1)
         made += 1
-        # twin: the same filter without its zero-mask address keys (the
-        # known stock bug is recognised by comparing with it)
-        zk = [kk for kk in f['keys'] if kk[0] in K.ZERO_MASK_ADDR_KEYS and kk[2] == 0]
+        # twin: the same filter without its zero-mask address keys, or
+        # tunnel address keys (the known stock bugs are recognised by
+        # comparing with it)
+        zk = zero_masked(f, K.ZERO_MASK_ADDR_KEYS + K.ZERO_MASK_ENC_KEYS)
         if zk:
             tw = dict(f, keys=[kk for kk in f['keys'] if kk not in zk],
                       twin_of=len(filters) - 1)
@@ -762,6 +959,8 @@ def gen_batch(rng, nfilters, index0=0, cover=False):
         if 'twin_of' in f:
             continue
         s = base_spec(rng, f)
+        if f.get('dev'):
+            s['tun'] = rand_tun(rng, f['dev'], f['tun_v'])
         apply_keys(rng, s, f)
         packets.append(dict(owner=fi, kind='match', spec=s))
         for kind, t in near_misses(rng, s, f):
@@ -781,6 +980,12 @@ def gen_batch(rng, nfilters, index0=0, cover=False):
     for _ in range(max(2, nfilters // 4)):
         kind, t = mutate(rng, random_spec(rng))
         packets.append(dict(owner=None, kind='adv:' + kind[4:], spec=t))
+    for _ in range(max(1, nfilters // 20)):     # for every tunnel filter
+        t = random_spec(rng)
+        kind = rng.choice(sorted(TUN_DEVS))
+        t['tun'] = rand_tun(rng, kind, rng.choice([4, 6]))
+        kind, t = mutate(rng, t)
+        packets.append(dict(owner=None, kind='adv:tunnel:' + kind[4:], spec=t))
     for fi, f in enumerate(filters):
         f['attrs'] = encode_filter(f)
         f['desc'] = describe(f)
@@ -790,12 +995,31 @@ def gen_batch(rng, nfilters, index0=0, cover=False):
             f['desc'] += ' [prio %d: mask %d of %d]' % (
                 prios[fi], g.index(fi) + 1, len(g))
     for p in packets:
+        p['tunnel'] = tunnel_reach(p['spec'])
         b = P.build(p['spec'])
         if len(b) < 14:
             b = b + bytes(14 - len(b))
         p['hex'] = b[:1514].hex()
     return dict(filters=filters, packets=packets, prio=prios,
                 handle=handles, groups=groups)
+
+
+def link_cmd(kind, dev, port):
+    """`ip` arguments that make a collect_md tunnel device (VXLAN
+    without learning: no state of one frame for the next)."""
+    return 'link add %s type %s external dstport %d%s' % (
+        dev, kind, port, ' nolearning' if kind == 'vxlan' else '')
+
+
+def tunnel_setup():
+    """What runner.py needs to make the tunnel devices' side."""
+    nets = {}
+    for v, (net, plen) in TUN_NET.items():
+        a = ipaddress.ip_address(net)
+        nets['net%d' % v] = '%s/%d' % (a, plen)
+    return dict(devs=TUN_DEVS, mac=P.mac(TUN_MAC), ports=P.TUNNEL_PORT,
+                links={kind: link_cmd(kind, dev, P.TUNNEL_PORT[kind])
+                       for kind, dev in TUN_DEVS.items()}, **nets)
 
 
 def main():
@@ -817,18 +1041,23 @@ def main():
     for bi, b in enumerate(batches):
         b['hook'] = 'egress' if (bi + (a.seed if a.batches == 1 else 0)) % 2 \
             else 'ingress'
-    doc = dict(seed=a.seed, rx=RX_DEV, tx=TX_DEV, batches=batches)
+    doc = dict(seed=a.seed, rx=RX_DEV, tx=TX_DEV, batches=batches,
+               tunnel=tunnel_setup())
     with open(a.out, 'w') as fp:
         json.dump(doc, fp)
     nv = sum(len(b['filters']) * len(b['packets']) for b in batches)
     print('difftest: seed %d: %d batches (%s), %d filters (%d in %d groups, '
-          '%d added to cover a key), %d frames, %d pairs'
+          '%d added to cover a key, %d on a tunnel device), %d frames (%d '
+          'tunneled), %d pairs'
           % (a.seed, len(batches), ' '.join(b['hook'] for b in batches),
              sum(len(b['filters']) for b in batches),
              sum(len(g) for b in batches for g in b['groups']),
              sum(len(b['groups']) for b in batches),
              sum('cover' in f for b in batches for f in b['filters']),
-             sum(len(b['packets']) for b in batches), nv))
+             sum(bool(f.get('dev')) for b in batches for f in b['filters']),
+             sum(len(b['packets']) for b in batches),
+             sum(bool(p['spec'] and p['spec'].get('tun'))
+                 for b in batches for p in b['packets']), nv))
 
 
 if __name__ == '__main__':

@@ -7,6 +7,11 @@ carries it, which filter protocol / ip_proto the key needs (both kernels
 only look at it then; ours refuses it otherwise), and which field of the
 packet model (flower/packets.py) it matches.  Adding a key = one row.
 
+`tunnel` marks the enc_* keys: they match the tunnel metadata a
+collect_md tunnel device gives the frames it decapsulates, so only
+filters on a tunnel device (gen.py: dev vxlan or geneve) take them, and
+their packet fields are a spec's 'tun' (flower/packets.py).
+
 `guarded` marks keys ours may refuse today (the lead is adding them): they
 are generated anyway; a filter one kernel refuses and the other accepts
 is the by-design divergence class "refused key".
@@ -33,7 +38,8 @@ VLAN_TPIDS = uapi.VLAN_TPIDS
 NEED = {'NONE': 'any', 'IP': 'ip', 'IPV4': 'ipv4', 'IPV6': 'ipv6',
         'TCP': 'tcp', 'UDP': 'udp', 'SCTP': 'sctp', 'ICMPV4': 'icmp4',
         'ICMPV6': 'icmp6', 'ARP': 'arp', 'VLAN': 'vlan', 'CVLAN': 'cvlan',
-        'MPLS': 'mpls', 'PPPOE': 'ppp', 'L2TP': 'l2tp'}
+        'MPLS': 'mpls', 'PPPOE': 'ppp', 'L2TP': 'l2tp',
+        'ENC_IPV4': 'enc4', 'ENC_IPV6': 'enc6'}
 # ip_flags: ours takes it with any protocol; the oracle gives it only over
 # IP, where a packet can be a fragment.
 NEED_OVERRIDE = {'ip_flags': 'ip'}
@@ -49,22 +55,31 @@ DRAWN = ('eth_dst', 'eth_src', 'ipv4_src', 'ipv4_dst', 'ipv6_src',
 GUARDED = ('ip_flags', 'cvlan_id', 'cvlan_prio', 'num_of_vlans',
            'mpls_label', 'mpls_tc', 'mpls_bos', 'mpls_ttl', 'pppoe_sid',
            'ppp_proto', 'l2tpv3_sid')
+# the tunnel keys: drawn only for filters on a tunnel device
+TUNNEL = ('enc_key_id', 'enc_ipv4_src', 'enc_ipv4_dst', 'enc_ipv6_src',
+          'enc_ipv6_dst', 'enc_udp_src', 'enc_udp_dst', 'enc_ip_tos',
+          'enc_ip_ttl')
 
 
-def _row(name, guarded):
+def _row(name, guarded, tunnel=False):
     k = FK.KEY[name]
     return dict(name=name, attr=k.attr, mask=k.mask, width=k.width,
                 order=FK.order(k),
                 need=NEED_OVERRIDE.get(name, NEED[k.need]), field=k.field,
-                bits=k.bits, guarded=guarded)
+                bits=k.bits, guarded=guarded, tunnel=tunnel)
 
 
-KEYS = [_row(n, False) for n in DRAWN] + [_row(n, True) for n in GUARDED]
+KEYS = [_row(n, False) for n in DRAWN] + [_row(n, True) for n in GUARDED] + \
+    [_row(n, False, True) for n in TUNNEL]
 KEY = {k['name']: k for k in KEYS}
 
 # Address keys whose all-zero mask stock 6.1 mishandles (control.addr_type
 # is masked, but the dissector skips the zero-mask address key).
 ZERO_MASK_ADDR_KEYS = ('ipv4_src', 'ipv4_dst', 'ipv6_src', 'ipv6_dst')
+# ... and tunnel address keys: stock dissects the tunnel's addr_type
+# (ENC_CONTROL) only when a tunnel address mask is non-zero
+ZERO_MASK_ENC_KEYS = ('enc_ipv4_src', 'enc_ipv4_dst', 'enc_ipv6_src',
+                      'enc_ipv6_dst')
 
 
 def encode(key, value):

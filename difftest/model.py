@@ -21,7 +21,8 @@ def full_mask(k, m):
 
 # ours' fl_change() (kernel/net/sched/cls_flower.c), for the keys this
 # generator makes, in ours' order: the protocol and the tags' ranges
-# (fl_set_key_eth_type), ip_flags, MPLS, then the rows of fl_keys[]
+# (fl_set_key_eth_type), ip_flags, MPLS, the tunnel family, then the rows
+# of fl_keys[]
 # (ip_proto first), then fl_check_tags and the TCP flags mask.  Each
 # refusal is [errno, extack, class]: class names the declared difference
 # (compare.DESIGN) when stock accepts such a filter, None when it is no
@@ -45,6 +46,7 @@ MPLS_RANGES = (('mpls_bos', 1, 'Bottom Of Stack (BOS) must be 0 or 1'),
                ('mpls_tc', 7, 'Traffic Class (TC) must be between 0 and 7'),
                ('mpls_label', 0xfffff, 'Label must be between 0 and 1048575'))
 FLAGS_MSG = 'Unsupported flower key flags: only frag and firstfrag'
+ENC_FAMILIES_MSG = 'IPv4 and IPv6 tunnel addresses cannot be combined'
 TCP_FLAGS_MSG = 'TCP flags mask has bits above 0xfff, which no packet sets'
 
 
@@ -119,6 +121,11 @@ def predict_refusal(f):
         for name, top, msg in MPLS_RANGES:
             if name in kv and kv[name][0] & ~top:
                 return [EINVAL, msg, None]
+    # fl_set_key_enc_control(): one tunnel family (then the rows' enc4 /
+    # enc6 needs are met)
+    if any(n.startswith('enc_ipv4') for n in kv) and \
+            any(n.startswith('enc_ipv6') for n in kv):
+        return [EINVAL, ENC_FAMILIES_MSG, None]
     # fl_keys[]
     if f['ip_proto'] is not None:
         if not met('ip'):

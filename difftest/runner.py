@@ -10,6 +10,15 @@ flower.nl (struct, no pyroute2), because under TCG every Python-level
 decode costs.
 
 Setup: veth dtx <-> dtr, IPv6 off (no RS/MLD/DAD chatter), clsact on dtr.
+Tunnel filters (a filter with a "dev": vxlan or geneve) go to the
+ingress of a collect_md device of that kind (the doc's "tunnel": names,
+ports); dtr takes the tunnel frames: its MAC is the doc's, routes of
+type local make the doc's IPv4 and IPv6 ranges its own, and it alone has
+IPv6 on (what dtr sends, an ICMP error or an NS, goes to dtx's ingress,
+which no batch hooks).  Each such device has a guard of its own; a frame
+reaches it after dtr's stack took it (the decapsulation), so its
+counters are read once dtr's guard has counted the round and the frames
+gen.py expects there (a packet's "tunnel") have come, or 0.2 s later.
 Filter i of a batch goes to the batch's prio[i] with handle[i] (without
 those lists: prio i+1, handle 1), in list order, with one gact action
 "continue" (TC_ACT_UNSPEC) of index base+i: classification goes on to the
@@ -55,10 +64,13 @@ TC_ACT_UNSPEC = -1
 NL_TIMEOUT = 600
 
 
-def sh(cmd):
-    r = subprocess.run(cmd, shell=True, capture_output=True, text=True)
+def sh(cmd, lines=None):
+    """Run cmd (with these lines on stdin: `ip -batch -`, `tc -batch -`,
+    one process for many commands, each a second under TCG)."""
+    r = subprocess.run(cmd, shell=True, capture_output=True, text=True,
+                       input=None if lines is None else '\n'.join(lines))
     if r.returncode:
-        raise RuntimeError('%s: %s' % (cmd, r.stderr.strip()))
+        raise RuntimeError('%s%s: %s' % (cmd, lines or '', r.stderr.strip()))
     return r.stdout
 
 
@@ -68,40 +80,66 @@ def gact(index):
                 nest(TCA_ACT_OPTIONS, nla(TCA_GACT_PARMS, parms)))
 
 
+def ipv6_off(dev, off):
+    try:
+        with open('/proc/sys/net/ipv6/conf/%s/disable_ipv6' % dev, 'w') as fp:
+            fp.write('1' if off else '0')
+    except OSError:
+        pass
+
+
 class Rig:
-    def __init__(self, rx, tx):
+    def __init__(self, rx, tx, tunnel=None):
         self.rx, self.tx = rx, tx
         for k in ('all', 'default'):
-            try:
-                with open('/proc/sys/net/ipv6/conf/%s/disable_ipv6' % k, 'w') as fp:
-                    fp.write('1')
-            except OSError:
-                pass
+            ipv6_off(k, True)
         sh('ip link add %s type veth peer name %s' % (tx, rx))
-        sh('ip link set %s up && ip link set %s up' % (tx, rx))
+        self.tun = {}           # kind -> device name
+        sh('ip -batch -', (self.tunnel_setup(tunnel) if tunnel else []) +
+           ['link set %s up' % dev for dev in (tx, rx)] +
+           (['route add local %s dev %s' % (tunnel['net6'], rx)]
+            if tunnel else []))
         self.ifindex = socket.if_nametoindex(rx)
         self.nl = NLSock(timeout=NL_TIMEOUT, rcvbuf=1 << 22)
         self.pkt = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
         self.pkt.bind((tx, 0))
         self.next_index = 1
 
+    def tunnel_setup(self, t):
+        """`ip` commands: dtr (still down; IPv6 turned on here) takes the
+        tunnel frames: its MAC, the local IPv4 range (the IPv6 one once
+        it is up); one collect_md device a kind (gen.py's command)."""
+        ipv6_off(self.rx, False)
+        self.tun = dict(t['devs'])
+        return ['link set %s address %s' % (self.rx, t['mac']),
+                'route add local %s dev %s' % (t['net4'], self.rx)] + [
+            cmd for kind, dev in sorted(self.tun.items())
+            for cmd in (t['links'][kind], 'link set %s up' % dev)]
+
     def reset(self, hook):
         """hook ingress: filters on dtr's ingress (the outer VLAN tag is
         taken out of the frame by the stack before tc: accelerated tag);
-        egress: on dtx's egress (tags still in the frame)."""
-        for dev in (self.rx, self.tx):
-            subprocess.run('tc qdisc del dev %s clsact' % dev, shell=True,
-                           capture_output=True)
+        egress: on dtx's egress (tags still in the frame).  Tunnel
+        filters: on their device's ingress, whatever the hook."""
+        devs = (self.rx, self.tx) + tuple(self.tun.values())
+        subprocess.run('tc -force -batch -', shell=True, capture_output=True,
+                       text=True, input='\n'.join(
+                           'qdisc del dev %s clsact' % d for d in devs))
         dev = self.rx if hook == 'ingress' else self.tx
-        sh('tc qdisc add dev %s clsact' % dev)
-        self.hook_ifindex = socket.if_nametoindex(dev)
-        self.parent = TC_H_CLSACT_INGRESS if hook == 'ingress' else \
-            TC_H_CLSACT_EGRESS
+        sh('tc -batch -', ['qdisc add dev %s clsact' % d
+                           for d in (dev,) + tuple(self.tun.values())])
+        self.hooks = {None: (socket.if_nametoindex(dev),
+                             TC_H_CLSACT_INGRESS if hook == 'ingress' else
+                             TC_H_CLSACT_EGRESS)}
+        for kind, tdev in self.tun.items():
+            self.hooks[kind] = (socket.if_nametoindex(tdev),
+                                TC_H_CLSACT_INGRESS)
 
-    def add_filter(self, prio, proto, kind, opts, handle=1):
-        """Send; return (errno, extack message or '')."""
-        payload = tcmsg(self.hook_ifindex, handle, self.parent, prio,
-                        proto) + \
+    def add_filter(self, prio, proto, kind, opts, handle=1, dev=None):
+        """Send (dev: a tunnel kind, else the batch's hook); return
+        (errno, extack message or '')."""
+        ifindex, parent = self.hooks[dev]
+        payload = tcmsg(ifindex, handle, parent, prio, proto) + \
             nla(TCA_KIND, kind.encode() + b'\0') + nest(TCA_OPTIONS, opts)
         rep = self.nl.call(RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL,
                            payload)
@@ -145,14 +183,19 @@ def run_batch(rig, batch, k, log):
         opts = b''.join(nla(t, bytes.fromhex(h)) for t, h in f['attrs'])
         opts += nest(TCA_FLOWER_ACT, gact(base + i))
         err, msg = rig.add_filter(prios[i], PROTOS[f['proto']], 'flower', opts,
-                                  handles[i])
+                                  handles[i], dev=f.get('dev'))
         res.append(dict(err=err, msg=msg, bits=[]))
-    guard = base + len(filters)
-    err, msg = rig.add_filter(max(prios, default=0) + 1, ETH_P_ALL,
-                              'matchall', nest(TCA_MATCHALL_ACT, gact(guard)))
-    if err:
-        raise RuntimeError('guard matchall: %s %s' % (err, msg))
-    rig.next_index = guard + 1
+    # a guard on the hook, and one on each tunnel device the batch uses
+    devs = sorted({f['dev'] for f in filters if f.get('dev')})
+    guards = {d: base + len(filters) + n for n, d in enumerate([None] + devs)}
+    for d, g in guards.items():
+        err, msg = rig.add_filter(max(prios, default=0) + 1, ETH_P_ALL,
+                                  'matchall', nest(TCA_MATCHALL_ACT, gact(g)),
+                                  dev=d)
+        if err:
+            raise RuntimeError('guard matchall %s: %s %s' % (d, err, msg))
+    guard = guards[None]
+    rig.next_index = base + len(filters) + len(guards)
     t_install = time.time() - t0
     frames = [bytes.fromhex(p['hex']) for p in packets]
     sent_ok = [True] * len(frames)
@@ -161,6 +204,8 @@ def run_batch(rig, batch, k, log):
             sent_ok[j] = False
     verdict = [[0] * len(frames) for _ in filters]
     reached = [0] * len(frames)
+    reached_tun = {d: [0] * len(frames) for d in devs}
+    mispredicted = 0
     t0 = time.time()
     retries = 0
     prev = rig.counters()
@@ -178,19 +223,30 @@ def run_batch(rig, batch, k, log):
                         sent_ok[j] = False
                         break
             want = sum(1 << bit for bit, j in enumerate(group) if sent_ok[j])
-            for _ in range(25):
+            twant = {d: sum(1 << bit for bit, j in enumerate(group)
+                            if sent_ok[j] and packets[j].get('tunnel') == d)
+                     for d in devs}
+            for n in range(25):
                 cur = rig.counters()
                 got = cur.get(guard, 0) - prev.get(guard, 0)
-                if got >= want:
+                tgot = {d: cur.get(guards[d], 0) - prev.get(guards[d], 0)
+                        for d in devs}
+                if got >= want and (n >= 10 or all(
+                        tgot[d] >= twant[d] for d in devs)):
                     break
                 time.sleep(0.02)
             # Frames the stack drops before tc (e.g. a truncated VLAN tag
             # that skb_vlan_untag refuses) never reach the guard: its delta
             # says which frames were classified.  Every filter's delta must
-            # be a subset of it, else something else got in: retry.
+            # be a subset of its guard's, a tunnel guard's of the hook's,
+            # else something else got in: retry.
+            seen = {guards[d]: tgot[d] for d in devs}
+            seen[guard] = got
             ok = not got & ~want and all(
-                not (cur.get(base + i, 0) - prev.get(base + i, 0)) & ~got
-                for i in range(len(filters)))
+                not tgot[d] & ~got for d in devs) and all(
+                not (cur.get(base + i, 0) - prev.get(base + i, 0)) &
+                ~seen[guards[f.get('dev')]]
+                for i, f in enumerate(filters))
             if ok:
                 break
             log('round %d: guard counted %d, want %d: retry' % (rounds, got, want))
@@ -200,6 +256,10 @@ def run_batch(rig, batch, k, log):
             raise RuntimeError('round %d never settled' % rounds)
         for bit, j in enumerate(group):
             reached[j] = got >> bit & 1
+            for d in devs:
+                reached_tun[d][j] = tgot[d] >> bit & 1
+                mispredicted += reached_tun[d][j] != \
+                    (packets[j].get('tunnel') == d and sent_ok[j])
         for i in range(len(filters)):
             d = cur.get(base + i, 0) - prev.get(base + i, 0)
             if d:
@@ -213,6 +273,9 @@ def run_batch(rig, batch, k, log):
         r['bits'] = ''.join(map(str, verdict[i])) if not r['err'] else ''
     return dict(filters=res, sent=[int(x) for x in sent_ok],
                 reached=''.join(map(str, reached)),
+                reached_tunnel={d: ''.join(map(str, r))
+                                for d, r in reached_tun.items()},
+                tunnel_mispredicted=mispredicted,
                 t_install=t_install, t_send=t_send, rounds=rounds,
                 retries=retries)
 
@@ -229,16 +292,20 @@ def main():
         doc = json.load(fp)
     t_start = time.time()
     log = lambda m: sys.stderr.write('runner: %s\n' % m)   # noqa: E731
-    rig = Rig(doc['rx'], doc['tx'])
+    rig = Rig(doc['rx'], doc['tx'], doc.get('tunnel'))
     kver = os.uname().release
     results = []
     for bi, b in enumerate(doc['batches']):
         r = run_batch(rig, b, k, log)
         acc = sum(1 for f in r['filters'] if not f['err'])
         log('batch %d (%s): %d filters (%d accepted) x %d frames: install %.1fs, '
-            'send/read %.1fs (%d rounds, %d retries)'
+            'send/read %.1fs (%d rounds, %d retries); tunnel frames %s, '
+            '%d not where gen.py expected'
             % (bi, b.get('hook', 'ingress'), len(b['filters']), acc, len(b['packets']), r['t_install'],
-               r['t_send'], r['rounds'], r['retries']))
+               r['t_send'], r['rounds'], r['retries'],
+               ' '.join('%s %d' % (d, x.count('1'))
+                        for d, x in r['reached_tunnel'].items()) or 'none',
+               r['tunnel_mispredicted']))
         results.append(r)
     # which module answered (compare.py refuses one module twice)
     module = {}

@@ -22,13 +22,23 @@ spec keys:
   mpls          [[label, tc, bos, ttl], ...]   (payload: ip if present)
   mpls_mc       ethertype 0x8848 instead of 0x8847
   pppoe         {sid, proto}                   (payload: ip if present)
-  l4            {kind: tcp|udp|sctp|icmp|icmp6|l2tp|gre|ipip|ip6ip|vxlan|raw,
+  l4            {kind: tcp|udp|sctp|icmp|icmp6|l2tp|gre|ipip|ip6ip|vxlan|
+                 geneve|raw,
                  sport, dport, flags, type, code, sid, err}
-  inner         spec carried by gre/ipip/ip6ip/vxlan/icmp errors
+  inner         spec carried by gre/ipip/ip6ip/vxlan/geneve/icmp errors
+                (vxlan/geneve: l4 {sport, dport, vni}, an inner with
+                ether=True is a whole Ethernet frame)
   pad           trailing zero bytes;  trunc  cut the frame to this length
+  tun           the frame arrives encapsulated: {kind: vxlan|geneve, v: 4|6,
+                dmac, smac, src, dst, tos, ttl, sport, dport, vni}; the
+                rest of the spec is the inner Ethernet frame (what a
+                flower on the collect_md tunnel device classifies, its
+                tunnel metadata from these fields); wire(spec) is the
+                frame on the wire as the other specs say it
 
-L4 checksums are 0 (flower never reads them); the IPv4 header checksum
-is computed.
+L4 checksums are 0 (flower never reads them), but a VXLAN or Geneve
+datagram's UDP checksum is computed (the tunnel's UDP socket checks it,
+and IPv6 does not take 0); the IPv4 header checksum is computed.
 """
 import copy
 import ipaddress
@@ -67,6 +77,35 @@ def lse(label, tc, bos, ttl):
                        ((bos & 1) << 8) | (ttl & 0xff))
 
 
+# the IANA ports of VXLAN and Geneve (a collect_md device listens there)
+TUNNEL_PORT = {'vxlan': 4789, 'geneve': 6081}
+ETH_P_TEB = 0x6558      # Transparent Ethernet Bridging: Geneve's Ethernet
+# fields narrower than the key that matches them (enc_key_id: 32 bits)
+FIELD_BITS = {'tun.vni': 0xffffff}
+
+
+def tunnel_header(kind, vni):
+    """The 8-byte VXLAN header (RFC 7348: flags I, the VNI) or Geneve
+    header (RFC 8926: version 0, no options, protocol Ethernet, the VNI);
+    a VNI has 24 bits."""
+    if kind == 'vxlan':
+        return struct.pack('!BBHI', 0x08, 0, 0, (vni & 0xffffff) << 8)
+    return struct.pack('!BBHI', 0, 0, ETH_P_TEB, (vni & 0xffffff) << 8)
+
+
+def _udp(s, ip_v, sport, dport, body):
+    """A UDP datagram with its checksum (RFC 768 / RFC 8200 8.1: over the
+    pseudo-header; a result of 0 is sent as 0xffff)."""
+    ip = s['ip']
+    n = 4 if ip_v == 4 else 16
+    pseudo = ip['src'].to_bytes(n, 'big') + ip['dst'].to_bytes(n, 'big') + \
+        (struct.pack('!BBH', 0, 17, 8 + len(body)) if ip_v == 4 else
+         struct.pack('!I3xB', 8 + len(body), 17))
+    hdr = struct.pack('!HHHH', sport, dport, 8 + len(body), 0)
+    return hdr[:6] + struct.pack('!H', csum(pseudo + hdr + body) or 0xffff) \
+        + body
+
+
 def _l4(s, ip_v):
     l4 = s.get('l4') or {'kind': 'raw'}
     k = l4['kind']
@@ -78,11 +117,12 @@ def _l4(s, ip_v):
         body = UDP_DATA
         return struct.pack('!HHHH', l4.get('sport', 1), l4.get('dport', 2),
                            8 + len(body), 0) + body
-    if k == 'vxlan':
-        inner = build(s['inner']) if s.get('inner', {}).get('ether') else bytes(14)
-        body = struct.pack('!BBHI', 0x08, 0, 0, (l4.get('vni', 1) << 8)) + inner
-        return struct.pack('!HHHH', l4.get('sport', 1), 4789,
-                           8 + len(body), 0) + body
+    if k in TUNNEL_PORT:
+        inner = build(s['inner']) if (s.get('inner') or {}).get('ether') \
+            else bytes(14)
+        return _udp(s, ip_v, l4.get('sport', 1),
+                     l4.get('dport', TUNNEL_PORT[k]),
+                     tunnel_header(k, l4.get('vni', 1)) + inner)
     if k == 'sctp':
         return struct.pack('!HHII', l4.get('sport', 1), l4.get('dport', 2),
                            0x1234, 0) + bytes([0, 3, 0, 16]) + bytes(12)
@@ -215,7 +255,33 @@ def etype_of(s):
     return 0x9000
 
 
+def wire(s):
+    """The spec of the frame on the wire: for a spec with 'tun', the
+    outer Ethernet / IP / UDP / VXLAN or Geneve headers its tun gives,
+    carrying the rest of the spec as the inner Ethernet frame; any other
+    spec as it is."""
+    t = s.get('tun')
+    if not t:
+        return s
+    inner = dict(s, ether=True)
+    del inner['tun']
+    ip = dict(v=t['v'], src=t['src'], dst=t['dst'], tos=t.get('tos', 0),
+              ttl=t.get('ttl', 64), proto=17, id=1)
+    return dict(dst=t['dmac'], src=t['smac'], tags=[],
+                l3='ipv%d' % t['v'], ip=ip,
+                l4=dict(kind=t['kind'], sport=t['sport'], dport=t['dport'],
+                        vni=t['vni']), inner=inner)
+
+
+def untunneled(s):
+    """The inner frame of a spec with 'tun' (what the tunnel device's
+    flower classifies), as a spec of its own; any other spec as it is."""
+    return {k: v for k, v in s.items() if k != 'tun'}
+
+
 def build(s):
+    if s.get('tun'):
+        return build(wire(s))
     b = s['dst'].to_bytes(6, 'big') + s['src'].to_bytes(6, 'big')
     for tpid, prio, dei, vid in s.get('tags', []):
         b += struct.pack('!HH', tpid, (prio << 13) | (dei << 12) | vid)
@@ -369,9 +435,13 @@ def _unrenderable(s):
     return _unrenderable(s['inner']) if s.get('inner') else None
 
 
-def scapy_expr(s):
+def scapy_expr(s, nested=False):
     """The scapy expression of the frame build(s) packs; ValueError,
-    naming it, for what only an inconsistent frame has."""
+    naming it, for what only an inconsistent frame has.  nested: a frame
+    carried by another one; a padded one is its bytes (scapy leaves
+    Padding out of the carrier's lengths, build() counts it)."""
+    if s.get('tun'):
+        return scapy_expr(wire(s))
     why = _unrenderable(s)
     if why:
         raise ValueError('no scapy expression: ' + why)
@@ -387,6 +457,8 @@ def scapy_expr(s):
            for (name, fields), (etype, own) in zip(heads, nexts)] + body
     if s.get('pad'):
         out.append(layer('Padding', load=zeros(s['pad'])))
+        if nested:
+            return layer('Raw', load=Code('bytes(%s)' % '/'.join(out)))
     return '/'.join(out)
 
 
@@ -479,14 +551,23 @@ def _l4_expr(s, v):
     if k == 'udp':
         return [layer('UDP', **ports, chksum=0),
                 layer('Raw', load=UDP_DATA)], L4_PROTO['udp']
-    if k == 'vxlan':
-        body = scapy_expr(inner) if (inner or {}).get('ether') else \
+    if k in TUNNEL_PORT:
+        body = scapy_expr(inner, True) if (inner or {}).get('ether') else \
             layer('Raw', load=zeros(14))
-        # RFC 7348's flags (I); before Ether scapy's VXLAN says VXLAN-GPE
-        # (flags 0x0c, NextProtocol 3) unless told
-        return [layer('UDP', sport=ports['sport'], chksum=0),
-                layer('VXLAN', flags=0x08, NextProtocol=0,
-                      vni=l4.get('vni', 1)), body], L4_PROTO['udp']
+        # scapy computes the UDP checksum, as build() does; it binds
+        # UDP dport 4789 to VXLAN, not 6081 to Geneve (scapy.contrib)
+        udp = dict(sport=ports['sport'])
+        dport = l4.get('dport', TUNNEL_PORT[k])
+        if k == 'geneve' or dport != TUNNEL_PORT[k]:
+            udp['dport'] = dport
+        if k == 'geneve':
+            hdr = layer('Raw', load=tunnel_header(k, l4.get('vni', 1)))
+        else:
+            # RFC 7348's flags (I); before Ether scapy's VXLAN says
+            # VXLAN-GPE (flags 0x0c, NextProtocol 3) unless told
+            hdr = layer('VXLAN', flags=0x08, NextProtocol=0,
+                        vni=l4.get('vni', 1) & 0xffffff)
+        return [layer('UDP', **udp), hdr, body], L4_PROTO['udp']
     if k == 'sctp':
         return [layer('SCTP', **ports, tag=0x1234, chksum=0),
                 layer('SCTPChunkData', beginning=1, ending=1)], \
@@ -504,7 +585,8 @@ def _l4_expr(s, v):
         return [layer('Raw', load=l4.get('sid', 1).to_bytes(4, 'big') +
                       bytes(12))], None
     if k == 'gre' and inner:
-        return [layer('GRE')] + ([scapy_expr(inner)] if inner.get('ether')
+        return [layer('GRE')] + ([scapy_expr(inner, True)]
+                                 if inner.get('ether')
                                  else _l3_expr(inner)[0]), L4_PROTO['gre']
     if k == 'gre':
         return [layer('GRE', proto=ETH_P['ipv4']),

@@ -48,6 +48,21 @@ class TestFirstFragment(unittest.TestCase):
     def test_no_l4_key(self):
         self.assertIsNone(self.cls([[DST_IP]], frame(), {0: 1}, {0: 0}))
 
+    def test_ip_proto_after_a_fragment_and_another_header(self):
+        """Stock's ip_proto is the fragment header's next header, ours'
+        the protocol after the extension header that follows (smoke seed
+        20261205: ip_proto 132 over rt, frag, frag)."""
+        filters = [dict(keys=[], ip_proto=132)]
+        for ext, cls in ((['rt', 'frag', 'frag'], 'first-fragment-l4'),
+                         (['frag', 'dst'], 'first-fragment-l4'),
+                         (['dst', 'frag'], None), (['hbh'], None)):
+            got = compare.pair_class(0, 0, 0, filters, {0: 1}, {0: 0},
+                                     batch(frame('none', 6, ext)))
+            self.assertEqual(got, cls, ext)
+        # no ip_proto: nothing read differently
+        self.assertIsNone(self.cls([[DST_IP]], frame('none', 6, ['frag', 'dst']),
+                                   {0: 1}, {0: 0}))
+
     def test_a_filter_of_the_same_prio_explains_it(self):
         # filter 1 (ICMP type) matched the fragment on ours only, so the
         # older-or-younger filter 0 of its prio counted it on stock only

@@ -127,7 +127,7 @@ class TestGroups(unittest.TestCase):
 class TestNumOfVlans(unittest.TestCase):
     def test_forms_with_num_of_vlans_first(self):
         forms = []
-        for b in batches(range(1, 11)):
+        for b in batches(range(1, 21)):
             for p in b['packets']:
                 f = b['filters'][p['owner']] if p['owner'] is not None \
                     else None
@@ -172,9 +172,9 @@ class FakeRig:
     def reset(self, hook):
         self.added = []
 
-    def add_filter(self, prio, proto, kind, opts, handle=1):
-        self.added.append((prio, handle, kind))
-        if kind == 'matchall':
+    def add_filter(self, prio, proto, kind, opts, handle=1, dev=None):
+        self.added.append((prio, handle, kind) + ((dev,) if dev else ()))
+        if kind == 'matchall' and dev is None:
             self.guard = self.next_index + len(self.added) - 1
         return 0, ''
 

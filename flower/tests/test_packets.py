@@ -4,7 +4,10 @@ nobody here wrote.  For every consistent spec difftest's generator draws
 (fixed seeds), scapy builds from scapy_expr(spec) the bytes build(spec)
 packs; every L3 and L4 kind the generator draws is among them, and a
 few specs it does not draw (GRE with Ethernet, an odd TPID, ...) too.
-A spec only an inconsistent frame has gets a ValueError naming it."""
+A spec only an inconsistent frame has gets a ValueError naming it.
+A spec with 'tun' (a frame that arrives over VXLAN or Geneve) is checked
+field by field too: scapy (with scapy.contrib's Geneve) reads the outer
+addresses, TOS, TTL, ports, VNI and checksum from build()'s bytes."""
 
 import collections
 import random
@@ -13,6 +16,7 @@ import unittest
 from unittest import mock
 
 import scapy.all
+from scapy.contrib.geneve import GENEVE
 from scapy.contrib.mpls import MPLS
 
 from difftest import gen as G
@@ -44,11 +48,30 @@ def extra_specs():
         v=6, src=1, dst=2, proto=4), l4=dict(kind='ipip'))
     yield dict(eth, l3='ipv6', ip=dict(v=6, src=1, dst=2, proto=17),
                l4=dict(kind='vxlan', sport=5, vni=77))
+    yield from tunnel_specs()
 
+
+def tunnel_specs():
+    """Frames over each tunnel and family, one to a port not the
+    tunnel's, one carrying a tagged, padded frame."""
+    inner = dict(dst=0x020000000101, src=0x020000000102, tags=[],
+                 l3='ipv4', ip=dict(v=4, src=0xc0a80901, dst=0xc0a80902,
+                                    proto=1, tos=0x10), l4=dict(kind='icmp'))
+    for kind, v, dport in (('vxlan', 4, 4789), ('vxlan', 6, 4789),
+                           ('geneve', 4, 6081), ('geneve', 6, 6081),
+                           ('vxlan', 4, 8472), ('geneve', 6, 1)):
+        tun = dict(kind=kind, v=v, dmac=0x020000000001, smac=0x020000000002,
+                   src=0x0a090002 if v == 4 else (0x20010db8 << 96) | 2,
+                   dst=0x0a090001 if v == 4 else (0x20010db8 << 96) | 1,
+                   tos=0x28 | v, ttl=33, sport=1234 + v, dport=dport,
+                   vni=0xabcdef if v == 4 else 42)
+        yield dict(inner, tun=tun)
+    yield dict(inner, tun=tun, tags=[[0x8100, 3, 0, 7]], pad=18)
 
 def kinds(s):
     """The spec's L3 and L4 kinds, and those of the specs it carries."""
-    out = {('l3', s['l3'])}
+    out = {('l3', s['l3'])} | ({('tun', s['tun']['kind'])} if s.get('tun')
+                                else set())
     if s.get('ip') and s['l3'] != 'arp':
         out.add(('l4', (s.get('l4') or {'kind': 'raw'})['kind']))
     return out | (kinds(s['inner']) if s.get('inner') else set())
@@ -100,6 +123,40 @@ class TestAgainstScapy(unittest.TestCase):
         specs = list(extra_specs())
         _, _, bad, refused = cross_check(specs)
         self.assertEqual((bad, refused), ([], {}))
+
+    def test_tunnel_fields_as_scapy_reads_them(self):
+        """The outer headers carry tun's fields, the UDP payload is the
+        tunnel header and then build() of the inner frame, and the UDP
+        checksum is scapy's."""
+        layer = {'vxlan': scapy.all.VXLAN, 'geneve': GENEVE}
+        for s in tunnel_specs():
+            t = s['tun']
+            pkt = scapy.all.Ether(P.build(s))
+            ip, udp = pkt.payload, pkt.payload.payload
+            self.assertEqual(pkt.dst, P.mac(t['dmac']))
+            self.assertEqual(pkt.src, P.mac(t['smac']))
+            self.assertEqual((ip.src, ip.dst), (P.addr(t['src'], t['v']),
+                                                P.addr(t['dst'], t['v'])))
+            self.assertEqual((ip.tos, ip.ttl) if t['v'] == 4 else
+                             (ip.tc, ip.hlim), (t['tos'], t['ttl']))
+            self.assertEqual((udp.sport, udp.dport), (t['sport'], t['dport']))
+            hdr = layer[t['kind']](bytes(udp.payload))
+            self.assertEqual(hdr.vni, t['vni'])
+            if t['kind'] == 'vxlan':
+                self.assertEqual(hdr.flags, 0x08)
+            else:
+                self.assertEqual((hdr.version, hdr.optionlen, hdr.proto),
+                                 (0, 0, 0x6558))
+            self.assertEqual(bytes(hdr.payload), P.build(P.untunneled(s)))
+            chk = udp.chksum
+            del udp.chksum
+            self.assertEqual(scapy.all.Ether(bytes(pkt)).payload.payload
+                             .chksum, chk)
+
+    def test_generated_tunnel_specs(self):
+        compared = cross_check(self.specs)[0]
+        for kind in ('vxlan', 'geneve'):
+            self.assertGreater(compared['tun', kind], 0, kind)
 
     def test_catches_a_wrong_checksum(self):
         """The cross-check fails when build()'s IPv4 checksum is off."""
