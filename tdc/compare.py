@@ -207,10 +207,12 @@ CAUSES = [
      'uses its netlink policy (other messages, or accepts)',
      _unknown_or_length),
     ('zero-mask', 'An address key with an all-zero mask (dst_ip '
-     '0.0.0.0/0): stock sets control.addr_type in key and mask, but '
+     '0.0.0.0/0, or a tunnel\'s enc_dst_ip 0.0.0.0/0): stock sets '
+     'control.addr_type (enc_control.addr_type) in key and mask, but '
      'programs its dissector only with keys whose mask is non-zero, so '
-     'IPV4_ADDRS is not dissected, addr_type stays 0 in the packet and the '
-     'filter matches nothing; ours matches every packet of the protocol',
+     'IPV4_ADDRS (ENC_CONTROL) is not dissected, addr_type stays 0 in the '
+     'packet and the filter matches nothing; ours matches every packet of '
+     'the protocol',
      _zero_mask_address),
     ('classification', 'Classification: stock counts other frames for the '
      'same filter', _classification),

@@ -66,6 +66,19 @@ class TestCompare(unittest.TestCase):
         self.assertEqual(compare.classify(CORPUS['aaa4'], ours['aaa4'],
                                           stock['aaa4']), 'ours')
 
+    def test_tunnel_zero_mask_is_the_zero_mask_cause(self):
+        # d718 (found by difftest): enc_dst_ip 0.0.0.0/0 on a Geneve
+        # device, counted on ours only
+        from tdc import corpus
+        case = next(c for c in corpus.load_file(os.path.join(
+            compare.REPO, 'tc-tests/filters/flower/regressions.json'))
+            if c['id'] == 'd718')
+        ours = self.tap('o2', 'ok 1 - d718 x\n')['d718']
+        stock = self.tap('s2', 'not ok 1 - d718 x\n# stage: verify\n'
+                         '# matchJSON: $[1].options.actions[0].stats.'
+                         'packets: expected 1, got 0\n')['d718']
+        self.assertEqual(compare.classify(case, ours, stock), 'zero-mask')
+
     def test_no_one_mask_cause(self):
         # several masks per prio, as stock: a second mask on a prio is no
         # cause of difference any more; such a case is "other"
