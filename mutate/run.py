@@ -33,8 +33,10 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
+from flower.guest import is_splat
 from mutate import gen
 
 REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
@@ -129,6 +131,52 @@ def write_result(results, doc, res):
         json.dump(res, f, indent=1, sort_keys=True)
 
 
+# A mutant may oops the guest's kernel and leave inguest.py stuck (in a
+# lock the oopsed task held): its own timeouts never fire and nothing
+# new is written.  A splat on the console with no result written within
+# WEDGED seconds of it ends the guest: that mutant is killed by "crash".
+WEDGED = 240
+
+
+def progress(out):
+    """Newest mtime of the guest's result and start files."""
+    return max([os.path.getmtime(os.path.join(out, f)) for f in os.listdir(out)
+                if f.endswith(('.json', '.start'))] or [0])
+
+
+def console_splat(out):
+    try:
+        with open(os.path.join(out, 'console.log'), errors='replace') as f:
+            return any(is_splat(ln) for ln in f)
+    except OSError:
+        return False
+
+
+def watched(cmd, out, poll=10):
+    """subprocess.run(cmd) that stops a wedged guest (above)."""
+    with tempfile.TemporaryFile('w+') as so, tempfile.TemporaryFile('w+') as se:
+        p = subprocess.Popen(cmd, cwd=REPO, stdout=so, stderr=se, text=True)
+        since = None        # a splat seen, and no progress since then
+        while p.poll() is None:
+            time.sleep(poll)
+            if not console_splat(out) or (since and progress(out) > since):
+                since = None
+            elif since is None:
+                since = time.time()
+            elif time.time() - since > WEDGED:
+                log('guest wedged: a kernel splat and no result for %d s: '
+                    'stopped' % WEDGED)
+                p.terminate()
+                try:
+                    p.wait(60)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+        p.wait()
+        so.seek(0)
+        se.seek(0)
+        return subprocess.CompletedProcess(cmd, p.returncode, so.read(), se.read())
+
+
 def guest_round(work, ids, order, tag, variant='ours'):
     """One boot over ids; returns {id: result} for those it finished and
     the ids it died on (started, no result)."""
@@ -141,7 +189,7 @@ def guest_round(work, ids, order, tag, variant='ours'):
            '--console-log', os.path.join(out, 'console.log'), '--',
            '/usr/bin/python3', 'mutate/inguest.py', '--mods', work, '--out', out,
            '--oracles', order] + ids
-    p = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+    p = watched(cmd, out)
     sys.stdout.write(p.stdout)
     done, died = {}, []
     for i in ids:
