@@ -297,6 +297,22 @@ def uncovered(cases, ours, stock):
     return [k['name'] for k in K.KEYS if k['name'] not in seen]
 
 
+def picked(b, ob, sb, pick):
+    """Of a batch's filters that pick() selects: how many, and the results
+    (ours, stock) of those both kernels accepted; the frames sent on
+    both."""
+    rows = [(o, s) for f, o, s in zip(b['filters'], ob['filters'],
+                                      sb['filters']) if pick(f)]
+    sent = [j for j, x in enumerate(ob['sent']) if x and sb['sent'][j]]
+    return len(rows), [(o, s) for o, s in rows
+                       if not o['err'] and not s['err']], sent
+
+
+def both_match(acc, frames):
+    return sum(o['bits'][j] == s['bits'][j] == '1'
+               for o, s in acc for j in frames)
+
+
 def tunnel_counts(cases, ours, stock):
     """Filters on a tunnel device, their verdicts compared, of them the
     matches on both kernels, and frames that reached a tunnel device on
@@ -304,19 +320,63 @@ def tunnel_counts(cases, ours, stock):
     n = verdicts = matches = 0
     reached = [0, 0]
     for b, ob, sb in zip(cases['batches'], ours['batches'], stock['batches']):
-        sent = [j for j, x in enumerate(ob['sent']) if x and sb['sent'][j]]
         for k, doc in enumerate((ob, sb)):
             reached[k] += sum(r.count('1') for r in
                               doc.get('reached_tunnel', {}).values())
-        for f, o, s in zip(b['filters'], ob['filters'], sb['filters']):
-            if not f.get('dev'):
-                continue
-            n += 1
-            if not o['err'] and not s['err']:
-                verdicts += len(sent)
-                matches += sum(o['bits'][j] == s['bits'][j] == '1'
-                               for j in sent)
+        nb, acc, sent = picked(b, ob, sb, lambda f: f.get('dev'))
+        n += nb
+        verdicts += len(acc) * len(sent)
+        matches += both_match(acc, sent)
     return n, verdicts, matches, reached
+
+
+def ct_counts(cases, ours, stock):
+    """Chain 1 (conntrack) filters, their verdicts compared, of them on
+    the conntrack flows' frames, and those matches on both kernels; the
+    flows' frames that reached chain 1 on both."""
+    n = verdicts = flow_verdicts = matches = reached = 0
+    for b, ob, sb in zip(cases['batches'], ours['batches'], stock['batches']):
+        nb, acc, sent = picked(b, ob, sb, lambda f: f.get('chain'))
+        flow = [j for j in sent if b['packets'][j].get('ct')]
+        reached += sum(ob.get('reached_ct', '')[j:j + 1] ==
+                       sb.get('reached_ct', '')[j:j + 1] == '1' for j in flow)
+        n += nb
+        verdicts += len(acc) * len(sent)
+        flow_verdicts += len(acc) * len(flow)
+        matches += both_match(acc, flow)
+    return n, verdicts, flow_verdicts, matches, reached
+
+
+def ct_expected(f, spec):
+    """Whether chain 1 filter f matches a conntrack flow frame, as
+    gen.py's model of the flow says (its spec's 'ct') and the filter's
+    keys (protocol ip, ipv6 or all, an ip_proto, the ct keys) decide."""
+    if f['proto'] != 'all' and spec['l3'] != {'ip': 'ipv4',
+                                              'ipv6': 'ipv6'}[f['proto']]:
+        return False
+    if f['ip_proto'] is not None and spec['ip']['proto'] != f['ip_proto']:
+        return False
+    return all(not (P.get_field(spec, K.KEY[name]['field']) ^ v) &
+               M.full_mask(K.KEY[name], m) for name, v, m in f['keys'])
+
+
+def ct_model_misses(cases, ours, stock):
+    """(batch, filter, frame, ours, stock) where a kernel's verdict of
+    a chain 1 filter on a flow frame is not the model's: a wrong model
+    (the flows' states, zone, mark, labels) aims no near miss right."""
+    out = []
+    for bi, (b, ob, sb) in enumerate(zip(cases['batches'], ours['batches'],
+                                         stock['batches'])):
+        for fi, f in enumerate(b['filters']):
+            o, s = ob['filters'][fi], sb['filters'][fi]
+            if not f.get('chain') or o['err'] or s['err']:
+                continue
+            for j, p in enumerate(b['packets']):
+                if p.get('ct') and ob['sent'][j] and sb['sent'][j] and \
+                        not o['bits'][j] == s['bits'][j] == \
+                        str(int(ct_expected(f, p['spec']))):
+                    out.append((bi, fi, j, o['bits'][j], s['bits'][j]))
+    return out
 
 
 def run_problems(ours, stock, compared, min_verdicts, cases=None):
@@ -342,6 +402,14 @@ def run_problems(ours, stock, compared, min_verdicts, cases=None):
     if compared < min_verdicts:
         problems.append('%d verdicts compared, fewer than the %d asked '
                         '(--min-verdicts)' % (compared, min_verdicts))
+    for bi, fi, j, o, s in (ct_model_misses(cases, ours, stock)
+                            if cases else [])[:10]:
+        b = cases['batches'][bi]
+        problems.append('conntrack model: batch %d filter %d (%s) on flow '
+                        'frame %d (%s, modelled %s): ours %s, stock %s' % (
+                            bi, fi, b['filters'][fi]['desc'], j,
+                            b['packets'][j]['kind'],
+                            b['packets'][j]['spec']['ct'], o, s))
     missing = uncovered(cases, ours, stock) if cases else []
     if missing:
         problems.append('no filter both kernels accepted has key %s '
@@ -360,7 +428,9 @@ def analyse(cases, ours, stock):
             ('the %s device' % d, ob.get('reached_tunnel', {}).get(d, ''),
              sb.get('reached_tunnel', {}).get(d, ''))
             for d in sorted(set(ob.get('reached_tunnel', {})) |
-                            set(sb.get('reached_tunnel', {})))]
+                            set(sb.get('reached_tunnel', {})))] + [
+            ('chain 1 (the ct action)', ob.get('reached_ct', ''),
+             sb.get('reached_ct', ''))]
         for where, ours_r, stock_r in reached:
             if ours_r == stock_r:
                 continue
@@ -664,7 +734,11 @@ def main():
     compared, divs = analyse(cases, ours, stock)
     seed = cases['seed']
     if a.shrink_out:
-        reps = pick_reps(divs)
+        # a chain 1 (ct) filter's divergence needs its flow before it and
+        # the ct action: the shrinker's lone frames have neither
+        reps = pick_reps([d for d in divs if d['filter'] is None or not
+                          cases['batches'][d['batch']]['filters']
+                          [d['filter']].get('chain')])
         if reps:
             doc = shrink_cases(cases, reps, seed)
             with open(a.shrink_out, 'w') as fp:
@@ -735,6 +809,11 @@ def main():
     print('difftest: tunnel devices: %d filters, %d verdicts compared (%d '
           'matches on both kernels); frames decapsulated to them: ours %d, '
           'stock %d' % (tn, tv, tm, tr[0], tr[1]))
+    cn, cv, cf, cm, cr = ct_counts(cases, ours, stock)
+    print('difftest: conntrack (chain 1): %d filters, %d verdicts compared, '
+          '%d of them on the flows\' frames (%d matches on both kernels); '
+          'flow frames that reached chain 1 on both: %d'
+          % (cn, cv, cf, cm, cr))
     missing = uncovered(cases, ours, stock)
     print('difftest: keys in a filter both kernels accepted: %d of %d%s' % (
         len(K.KEYS) - len(missing), len(K.KEYS),
@@ -781,6 +860,12 @@ def write_doc(path, cases, ours, stock, compared, nv, divs, by_class, lines,
              '**%d**.  Whole `make difftest` wall time (generation, two '
              'boots, shrinking, two more boots, report): %s s.\n'
              % (compared, wall if wall is not None else '?'))
+    tn, tv, tm, _tr = tunnel_counts(cases, ours, stock)
+    cn, cv, cf, cm, _cr = ct_counts(cases, ours, stock)
+    w.append('Of them on tunnel devices: %d filters, %d verdicts (%d matches '
+             'on both); behind the ct action (chain 1): %d filters, %d '
+             'verdicts, %d on the conntrack flows\' frames (%d matches on '
+             'both).\n' % (tn, tv, tm, cn, cv, cf, cm))
     w.append('## Divergences by class\n')
     w.append('| class | divergences |\n|---|---|')
     for c, n in sorted(by_class.items()):

@@ -29,12 +29,21 @@ arrive without the tunnel or over the other one.  Every filter of a batch
 sees every frame: those on dtr (or dtx) the frame on the wire, those on
 a tunnel device the inner frame of what that device decapsulated.
 
+Conntrack filters (CT_FILTERS a batch, and --cover's for the ct_* keys)
+go to chain 1, behind the batch's ct action (ct_action(): zone, mark,
+labels; runner.py puts it in chain 0): 1-3 ct_* keys with the values of a
+frame of the batch's conntrack flows (ct_flows(): frames in a fixed
+order, each with the state, zone, mark and labels chain 1 sees), or one
+bit off.  The flows' frames are the batch's last ('ct': true).
+
 Output (JSON): {"seed", "batches": [{"filters": [...], "packets": [...],
-"prio": [...], "handle": [...], "groups": [[filter index, ...], ...]}]}
+"prio": [...], "handle": [...], "groups": [[filter index, ...], ...],
+"ct": {zone, mark, labels, mac, mac_noct}}]}
 where a filter carries its tc-like description and its pre-encoded
 TCA_OPTIONS attributes, and a packet its spec and frame bytes (hex);
 prio[i] and handle[i] are filter i's (installed in list order, so a
-group's masks are added in its list order, oldest first).
+group's masks are added in its list order, oldest first; a chain 1
+filter's prio is one of chain 1's).
 """
 import argparse
 import ipaddress
@@ -60,6 +69,17 @@ TUN_MAC = 0x02000000d701
 TUN_NET = {4: (0x0afd0000, 16),                         # 10.253.0.0/16
            6: (0x20010db8025300000000000000000000, 64)}  # 2001:db8:253::/64
 TUNNEL_SHARE = 0.1
+# Conntrack filters: runner.py puts a ct action in chain 0 (after the
+# guard: a flower filter for frames to CT_MAC, "action ct commit zone Z
+# mark M label L pipe action goto chain 1"), these filters in chain 1.
+# A batch's conntrack flows (ct_flows()) go to CT_MAC from 10.254.0.0/16.
+CT_MAC = 0x02000000c701
+CT_NET = {4: 0x0afe0000, 6: 0x20010db8025400000000000000000000}
+# frames to NOCT_MAC go to chain 1 without the ct action (-trk)
+NOCT_MAC = 0x02000000c702
+CT_FILTERS = 12
+CT_PROTOS = ['ip', 'ip', 'ipv6', 'all', 'all']
+CT_IP_PROTOS = {'ip': [17, 6, 1], 'ipv6': [17, 58]}
 
 PROTO_WEIGHTS = [('ip', 22), ('ipv6', 16), ('arp', 7), ('rarp', 3),
                  ('802.1q', 12), ('802.1ad', 7), ('all', 12),
@@ -236,7 +256,7 @@ def gen_filter(rng, clean=False, nkeys=None):
         # protocol into a tag's TPID and take their prerequisite away
         have.add('num_of_vlans')
     ok = [k for k in K.KEYS if need_met(f, k['need']) and
-          k['name'] not in have and not k['tunnel']]
+          k['name'] not in have and not k['tunnel'] and not k['ct']]
     n = nkeys if nkeys is not None else \
         wchoice(rng, [(0, 1), (1, 4), (2, 4), (3, 3), (4, 2)])
     n = min(len(ok), n)
@@ -248,7 +268,7 @@ def gen_filter(rng, clean=False, nkeys=None):
         pool.remove(k)
     if rng.random() < 0.06 and not clean:     # a key without its prerequisite
         bad = [k for k in K.KEYS if k not in ok and k['name'] not in have
-               and not k['tunnel']]
+               and not k['tunnel'] and not k['ct']]
         if bad:
             chosen.append(rng.choice(bad))
     for k in chosen:
@@ -384,6 +404,130 @@ def tunnel_reach(s):
     return t['kind']
 
 
+def ct_action(rng):
+    """The batch's ct action: its zone, and the mark and labels it
+    commits (runner.py's ct_trigger())."""
+    return dict(zone=rng.randint(1, 0xffff), mark=rng.getrandbits(32) | 1,
+                labels=rng.getrandbits(128) | 1)
+
+
+def ct_flows(rng, act):
+    """The frames of a batch's conntrack flows, in the order runner.py
+    sends them (each once, conntrack flushed before), each with what
+    chain 1 sees for it (its spec's 'ct': state, zone, mark, labels), as
+    a list of (kind, spec).  A UDP flow a -> b (IPv4 UDP checksum 0 is
+    none: conntrack takes it): the first packet and the second one
+    before any reply are +trk+new, an ICMP port unreachable b -> a
+    quoting it +trk+rel+rpl, the reply +trk+est+rpl, a packet after it
+    +trk+est; a TCP SYN c -> d with checksum 0 (conntrack checks it at
+    the ct action's PRE_ROUTING hook) +trk+inv, with no conntrack entry
+    (no mark, no labels: the action's zone); an ICMP echo c -> d +trk+new
+    and its reply +trk+est+rpl; an IPv6 UDP flow (checksummed) +trk+new
+    and +trk+est+rpl.  Every tracked frame is committed: the action's
+    mark and labels.  Last, frames to NOCT_MAC, which reach chain 1
+    without the ct action: -trk, zone 0 (a UDP packet of the first flow,
+    an ARP request)."""
+    a, b, c, d = (CT_NET[4] | x for x in rng.sample(range(1, 0xffff), 4))
+    e, g = (CT_NET[6] | rng.getrandbits(64) for _ in range(2))
+    p, q = rng.randint(1024, 0xffff), rng.randint(1, 0xffff)
+    smac = (rng.getrandbits(48) & ~(1 << 40)) | (2 << 40)
+    trk, new, est, rel, rpl, inv = (K.CT_TRK, K.CT_NEW, K.CT_EST,
+                                    K.CT_REL, K.CT_RPL, K.CT_INV)
+
+    def frame(src, dst, proto, l4, state, tracked=True, inner=None, v=4):
+        s = dict(dst=CT_MAC, src=smac, tags=[], pad=0, trunc=None,
+                 l3='ipv%d' % v, ip=dict(v=v, src=src, dst=dst, tos=0,
+                                         ttl=64, proto=proto, frag='none',
+                                         id=rng.getrandbits(16)), l4=l4)
+        if inner:
+            s['inner'] = inner
+        s['ct'] = dict(state=state, zone=act['zone'],
+                       mark=act['mark'] if tracked else 0,
+                       labels=act['labels'] if tracked else 0)
+        return s
+
+    def udp(src, sp, dst, dp, state, v=4):
+        return frame(src, dst, 17, dict(kind='udp', sport=sp, dport=dp,
+                                        csum=v == 6), state, v=v)
+    first = udp(a, p, b, q, trk | new)
+    untracked = dict(P.clone(first), dst=NOCT_MAC,
+                     ct=dict(state=0, zone=0, mark=0, labels=0))
+    arp = dict(untracked, l3='arp', arp=dict(op=1, sip=a, tip=b, sha=smac,
+                                             tha=0, rarp=False))
+    for k in ('ip', 'l4'):
+        del arp[k]
+    return [
+        ('ct:udp_new', first),
+        ('ct:udp_new_again', udp(a, p, b, q, trk | new)),
+        ('ct:icmp_error_rel', frame(b, a, 1, dict(kind='icmp', type=3,
+                                                  code=3, csum=True),
+                                    trk | rel | rpl, inner=dict(
+                                        l3='ipv4', ip=first['ip'],
+                                        l4=first['l4']))),
+        ('ct:udp_reply', udp(b, q, a, p, trk | est | rpl)),
+        ('ct:udp_est', udp(a, p, b, q, trk | est)),
+        ('ct:tcp_bad_csum_inv', frame(c, d, 6, dict(
+            kind='tcp', sport=p, dport=q, flags=0x002), trk | inv, False)),
+        ('ct:ping_new', frame(c, d, 1, dict(kind='icmp', type=8, code=0,
+                                            csum=True), trk | new)),
+        ('ct:pong_reply', frame(d, c, 1, dict(kind='icmp', type=0, code=0,
+                                              csum=True), trk | est | rpl)),
+        ('ct:udp6_new', udp(e, p, g, q, trk | new, v=6)),
+        ('ct:udp6_reply', udp(g, q, e, p, trk | est | rpl, v=6)),
+        ('ct:untracked_udp', untracked),
+        ('ct:untracked_arp', arp),
+    ]
+
+
+def ct_mask(rng, k):
+    """A mask for ct key k: ct_state's within its flags (stock's policy
+    refuses others), the others' as any key's."""
+    if k['name'] != 'ct_state':
+        return rand_mask(rng, k)
+    return rng.choice([None, K.CT_FLAGS, K.CT_TRK | rng.getrandbits(6),
+                       rng.getrandbits(6)])
+
+
+def gen_ct_filter(rng, flows, force=None):
+    """A filter for chain 1 (behind the ct action): protocol ip, ipv6
+    (rarely with an ip_proto) or all, and 1-3 conntrack keys (force: this one
+    among them) with the values one frame of the batch's flows has, a
+    third of them one bit off under the mask (a near miss), a few
+    random."""
+    f = dict(proto=rng.choice(CT_PROTOS), vlan_eth=None,
+             cvlan_eth=None, ip_proto=None, keys=[], indev=None, chain=1)
+    if f['proto'] in CT_IP_PROTOS and rng.random() < 0.3:
+        f['ip_proto'] = rng.choice(CT_IP_PROTOS[f['proto']])
+    names = [n for n in K.CT if n != force]
+    chosen = rng.sample(names, rng.randint(0 if force else 1,
+                                           2 if force else 3))
+    if force:
+        chosen.insert(rng.randint(0, len(chosen)), force)
+    want = rng.choice(flows)[1]['ct']
+    for name in chosen:
+        k = K.KEY[name]
+        v = P.get_field({'ct': want}, k['field'])
+        m = ct_mask(rng, k)
+        bits = full_mask(k, m) & k['bits']
+        x = rng.random()
+        if x < 0.3 and bits:
+            v ^= 1 << rng.choice([i for i in range(8 * k['width'])
+                                  if bits >> i & 1])
+        elif x < 0.35:
+            v = rand_value(rng, k) & k['bits']
+        f['keys'].append([name, v, m])
+    return f
+
+
+def gen_ct_filter_with(rng, flows, name):
+    """A chain 1 filter ours takes with key name under a non-zero mask."""
+    for _ in range(5000):
+        f = gen_ct_filter(rng, flows, force=name)
+        if predict_refusal(f) is None and name in covered([f]):
+            return f
+    raise RuntimeError('no ct filter with key %s' % name)
+
+
 def mask_sig(f):
     """What makes a filter's mask in its prio (the shape is the group's):
     its keys under non-zero masks (a zero mask is no key)."""
@@ -479,6 +623,8 @@ def describe(f):
     parts = ['protocol', f['proto']]
     if f.get('dev'):
         parts = ['dev', TUN_DEVS[f['dev']]] + parts
+    if f.get('chain'):
+        parts = ['chain', str(f['chain'])] + parts
     if f['vlan_eth']:
         parts += ['vlan_ethtype', f['vlan_eth']]
     if f['cvlan_eth']:
@@ -948,16 +1094,29 @@ def gen_batch(rng, nfilters, index0=0, cover=False):
             filters.append(tw)
             prios.append(prios[-1] + 1)
             handles.append(1)
+    # the conntrack flows and chain 1's filters (prios of their own there)
+    act = ct_action(rng)
+    flows = ct_flows(rng, act)
+
+    def next_prio(chain):
+        return 1 + max([p for p, f in zip(prios, filters)
+                        if f.get('chain', 0) == chain], default=0)
+    for _ in range(CT_FILTERS):
+        prios.append(next_prio(1))
+        filters.append(gen_ct_filter(rng, flows))
+        handles.append(1)
     have = covered(filters) if cover else {k['name'] for k in K.KEYS}
     for k in K.KEYS:
         if k['name'] not in have:
-            filters.append(gen_filter_with(rng, k['name']))
-            filters[-1]['cover'] = k['name']
-            prios.append((prios[-1] if prios else 0) + 1)
+            f = gen_ct_filter_with(rng, flows, k['name']) if k['ct'] \
+                else gen_filter_with(rng, k['name'])
+            f['cover'] = k['name']
+            prios.append(next_prio(f.get('chain', 0)))
+            filters.append(f)
             handles.append(1)
     for fi, f in enumerate(filters):
-        if 'twin_of' in f:
-            continue
+        if 'twin_of' in f or f.get('chain'):
+            continue     # a twin's frames are its filter's; ct: the flows
         s = base_spec(rng, f)
         if f.get('dev'):
             s['tun'] = rand_tun(rng, f['dev'], f['tun_v'])
@@ -986,6 +1145,8 @@ def gen_batch(rng, nfilters, index0=0, cover=False):
         t['tun'] = rand_tun(rng, kind, rng.choice([4, 6]))
         kind, t = mutate(rng, t)
         packets.append(dict(owner=None, kind='adv:tunnel:' + kind[4:], spec=t))
+    packets += [dict(owner=None, kind=kind, spec=t, ct=True)
+                for kind, t in flows]
     for fi, f in enumerate(filters):
         f['attrs'] = encode_filter(f)
         f['desc'] = describe(f)
@@ -1001,7 +1162,8 @@ def gen_batch(rng, nfilters, index0=0, cover=False):
             b = b + bytes(14 - len(b))
         p['hex'] = b[:1514].hex()
     return dict(filters=filters, packets=packets, prio=prios,
-                handle=handles, groups=groups)
+                handle=handles, groups=groups,
+                ct=dict(act, mac=P.mac(CT_MAC), mac_noct=P.mac(NOCT_MAC)))
 
 
 def link_cmd(kind, dev, port):

@@ -12,6 +12,10 @@ collect_md tunnel device gives the frames it decapsulates, so only
 filters on a tunnel device (gen.py: dev vxlan or geneve) take them, and
 their packet fields are a spec's 'tun' (flower/packets.py).
 
+`ct` marks the conntrack keys: only filters in chain 1, behind the
+batch's ct action, take them (gen.py), and their packet fields are what
+the ct action finds for a frame of a conntrack flow (a spec's 'ct').
+
 `guarded` marks keys ours may refuse today (the lead is adding them): they
 are generated anyway; a filter one kernel refuses and the other accepts
 is the by-design divergence class "refused key".
@@ -60,17 +64,26 @@ TUNNEL = ('enc_key_id', 'enc_ipv4_src', 'enc_ipv4_dst', 'enc_ipv6_src',
           'enc_ipv6_dst', 'enc_udp_src', 'enc_udp_dst', 'enc_ip_tos',
           'enc_ip_ttl')
 
+# the conntrack keys: drawn only for the filters behind the ct action
+# (gen.py: chain 1); their packet fields are a conntrack flow frame's 'ct'
+CT = ('ct_state', 'ct_zone', 'ct_mark', 'ct_labels')
+# ct_state's flags (TCA_FLOWER_KEY_CT_FLAGS_*)
+CT_NEW, CT_EST, CT_REL, CT_TRK, CT_INV, CT_RPL = 1, 2, 4, 8, 16, 32
+CT_FLAGS = 0x3f
 
-def _row(name, guarded, tunnel=False):
+
+def _row(name, guarded, tunnel=False, ct=False):
     k = FK.KEY[name]
     return dict(name=name, attr=k.attr, mask=k.mask, width=k.width,
                 order=FK.order(k),
                 need=NEED_OVERRIDE.get(name, NEED[k.need]), field=k.field,
-                bits=k.bits, guarded=guarded, tunnel=tunnel)
+                bits=CT_FLAGS if name == 'ct_state' else k.bits,
+                guarded=guarded, tunnel=tunnel, ct=ct)
 
 
 KEYS = [_row(n, False) for n in DRAWN] + [_row(n, True) for n in GUARDED] + \
-    [_row(n, False, True) for n in TUNNEL]
+    [_row(n, False, True) for n in TUNNEL] + \
+    [_row(n, False, ct=True) for n in CT]
 KEY = {k['name']: k for k in KEYS}
 
 # Address keys whose all-zero mask stock 6.1 mishandles (control.addr_type

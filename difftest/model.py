@@ -50,6 +50,23 @@ ENC_FAMILIES_MSG = 'IPv4 and IPv6 tunnel addresses cannot be combined'
 TCP_FLAGS_MSG = 'TCP flags mask has bits above 0xfff, which no packet sets'
 
 
+def ct_state_error(state):
+    """ours' fl_ct_state_error(): why no packet has these ct_state flags
+    together (the value under its mask), or None.  Stock refuses the same
+    combinations (fl_validate_ct_state(), in other words; bits above the
+    flags by its policy), so none is a declared difference."""
+    trk = K.CT_TRK
+    if state & ~K.CT_FLAGS:
+        return 'Unknown ct_state flags'
+    if state and not state & trk:
+        return 'ct_state flags other than trk need +trk'
+    if state & K.CT_NEW and state & (K.CT_EST | K.CT_RPL):
+        return 'ct_state +new excludes +est and +rpl'
+    if state & K.CT_INV and state & ~(trk | K.CT_INV):
+        return 'ct_state +inv goes with +trk alone'
+    return None
+
+
 def predict_refusal(f):
     """[errno, extack, class] of ours' refusal of filter f, or None: ours
     accepts it."""
@@ -143,4 +160,10 @@ def predict_refusal(f):
     if 'tcp_flags' in kv and \
             full_mask(K.KEY['tcp_flags'], kv['tcp_flags'][1]) & ~0xfff:
         return [EINVAL, TCP_FLAGS_MSG, 'refused-range']
+    # fl_check_ct(): the conntrack options are built in the guest kernel
+    if 'ct_state' in kv:
+        v, m = kv['ct_state']
+        msg = ct_state_error(v & full_mask(K.KEY['ct_state'], m))
+        if msg:
+            return [EINVAL, msg, None]
     return None

@@ -28,6 +28,14 @@ the frame and the prio ends there: at most one filter of a prio counts a
 frame, and which one depends on the order of the masks.  A matchall
 guard after the last prio counts every frame that went through the chain.
 
+Conntrack filters (a filter with "chain": 1) go to chain 1 of the hook,
+with a guard of their own there; chain 0 ends (after its guard) with the
+batch's ct action for frames to the doc's ct MAC, and a plain goto chain
+1 for frames to its mac_noct (Rig.ct_trigger()).  The conntrack flows'
+frames (a packet with "ct") are sent last, once each, one round each,
+after a conntrack flush; such a round is never retried (a resend would
+change its flow's state): one that does not settle fails the batch.
+
 Verdicts: frames are sent in rounds of K; frame j of a round is sent 2^j
 times, then one RTM_GETACTION dump reads all counters; a filter's counter
 delta, in binary, says which of the K frames it counted.  The guard's
@@ -45,13 +53,17 @@ import sys
 import time
 
 from difftest.keys import PROTOS
-from flower.nl import (NLM_F_CREATE, NLM_F_DUMP, NLM_F_EXCL, RTM_GETACTION,
+from flower.nl import (NLM_F_ACK, NLM_F_CREATE, NLM_F_DUMP, NLM_F_EXCL,
+                       NLM_F_REQUEST, RTM_GETACTION, nlmsg,
                        RTM_NEWTFILTER, TC_H_CLSACT_EGRESS,
                        TC_H_CLSACT_INGRESS, TCA_KIND, TCA_OPTIONS, NLSock,
                        nest, nla, tcmsg)
 from flower.nl import attrs_by_type as parse_attrs
 from flower.uapi import ETH_P_ALL
 
+TCA_CHAIN = 11
+NETLINK_NETFILTER = 12
+IPCTNL_MSG_CT_DELETE = 1 << 8 | 2      # NFNL_SUBSYS_CTNETLINK's
 TCA_FLOWER_ACT = 3
 TCA_MATCHALL_ACT = 2
 TCA_ACT_KIND, TCA_ACT_OPTIONS, TCA_ACT_INDEX, TCA_ACT_STATS = 1, 2, 3, 4
@@ -135,15 +147,48 @@ class Rig:
             self.hooks[kind] = (socket.if_nametoindex(tdev),
                                 TC_H_CLSACT_INGRESS)
 
-    def add_filter(self, prio, proto, kind, opts, handle=1, dev=None):
-        """Send (dev: a tunnel kind, else the batch's hook); return
-        (errno, extack message or '')."""
+    def add_filter(self, prio, proto, kind, opts, handle=1, dev=None,
+                   chain=0):
+        """Send (dev: a tunnel kind, else the batch's hook; chain: the
+        hook's chain); return (errno, extack message or '')."""
         ifindex, parent = self.hooks[dev]
         payload = tcmsg(ifindex, handle, parent, prio, proto) + \
             nla(TCA_KIND, kind.encode() + b'\0') + nest(TCA_OPTIONS, opts)
+        if chain:
+            payload += nla(TCA_CHAIN, struct.pack('=I', chain))
         rep = self.nl.call(RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL,
                            payload)
         return rep.err, rep.msg or ''
+
+    def ct_trigger(self, hook, prio, ct):
+        """The batch's ct action in chain 0 after the guard: frames to
+        the conntrack flows' MAC get the action (zone, commit with the mark
+        and labels) and go on in chain 1; frames to mac_noct go on in
+        chain 1 without it.  tc builds the action (its
+        netlink is long); a one-off, so its second under TCG does not
+        count."""
+        dev = self.rx if hook == 'ingress' else self.tx
+        sh('tc -batch -', [
+            'filter add dev %s %s prio %d protocol all flower dst_mac %s '
+            'action ct commit zone %d mark 0x%x label %032x pipe '
+            'action goto chain 1' % (dev, hook, prio, ct['mac'], ct['zone'],
+                                     ct['mark'], ct['labels']),
+            # -trk frames: chain 1 without the ct action
+            'filter add dev %s %s prio %d protocol all flower dst_mac %s '
+            'action goto chain 1' % (dev, hook, prio + 1, ct['mac_noct'])])
+
+    def ct_flush(self):
+        """Delete every conntrack entry (ctnetlink, as `conntrack -F`):
+        the flows of a batch start with none."""
+        with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
+                           NETLINK_NETFILTER) as nl:
+            nl.settimeout(NL_TIMEOUT)
+            nl.bind((0, 0))
+            nl.send(nlmsg(IPCTNL_MSG_CT_DELETE, NLM_F_REQUEST | NLM_F_ACK,
+                          struct.pack('=BBH', socket.AF_UNSPEC, 0, 0)))
+            err, = struct.unpack_from('=i', nl.recv(65536), 16)
+        if err:
+            raise OSError(-err, 'conntrack flush: %s' % os.strerror(-err))
 
     def counters(self):
         """{action index: packets} for every gact action."""
@@ -183,17 +228,29 @@ def run_batch(rig, batch, k, log):
         opts = b''.join(nla(t, bytes.fromhex(h)) for t, h in f['attrs'])
         opts += nest(TCA_FLOWER_ACT, gact(base + i))
         err, msg = rig.add_filter(prios[i], PROTOS[f['proto']], 'flower', opts,
-                                  handles[i], dev=f.get('dev'))
+                                  handles[i], dev=f.get('dev'),
+                                  chain=f.get('chain', 0))
         res.append(dict(err=err, msg=msg, bits=[]))
-    # a guard on the hook, and one on each tunnel device the batch uses
+    # a guard on the hook, and one on each tunnel device the batch uses,
+    # and one in chain 1 (the ct filters' chain): 'ct'
     devs = sorted({f['dev'] for f in filters if f.get('dev')})
-    guards = {d: base + len(filters) + n for n, d in enumerate([None] + devs)}
+    ct = batch.get('ct')
+    guards = {d: base + len(filters) + n for n, d in enumerate(
+        [None] + devs + (['ct'] if ct else []))}
+    where = lambda f: 'ct' if f.get('chain') else f.get('dev')  # noqa: E731
     for d, g in guards.items():
-        err, msg = rig.add_filter(max(prios, default=0) + 1, ETH_P_ALL,
-                                  'matchall', nest(TCA_MATCHALL_ACT, gact(g)),
-                                  dev=d)
+        last = max([p for p, f in zip(prios, filters)
+                    if bool(f.get('chain')) == (d == 'ct')], default=0)
+        err, msg = rig.add_filter(last + 1, ETH_P_ALL, 'matchall',
+                                  nest(TCA_MATCHALL_ACT, gact(g)),
+                                  dev=None if d == 'ct' else d,
+                                  chain=1 if d == 'ct' else 0)
         if err:
             raise RuntimeError('guard matchall %s: %s %s' % (d, err, msg))
+    if ct:
+        rig.ct_trigger(batch.get('hook', 'ingress'), max(
+            [p for p, f in zip(prios, filters) if not f.get('chain')],
+            default=0) + 2, ct)
     guard = guards[None]
     rig.next_index = base + len(filters) + len(guards)
     t_install = time.time() - t0
@@ -204,16 +261,36 @@ def run_batch(rig, batch, k, log):
             sent_ok[j] = False
     verdict = [[0] * len(frames) for _ in filters]
     reached = [0] * len(frames)
-    reached_tun = {d: [0] * len(frames) for d in devs}
+    # what reached each tunnel device, and chain 1 ('ct')
+    gdevs = devs + (['ct'] if ct else [])
+    reached_tun = {d: [0] * len(frames) for d in gdevs}
+
+    def goes(j, d):             # gen.py's expectation
+        return sent_ok[j] and (bool(packets[j].get('ct')) if d == 'ct'
+                               else packets[j].get('tunnel') == d)
     mispredicted = 0
     t0 = time.time()
     retries = 0
     prev = rig.counters()
-    todo = [j for j in range(len(frames)) if sent_ok[j]]
-    rounds = 0
+    # rounds of k frames (retried when something else got in); then the
+    # conntrack flows: each frame once, in order, after a flush (a frame
+    # sent again, or 2^j times, would change its flow's state)
+    rounds_todo = []
+    todo = [j for j in range(len(frames))
+            if sent_ok[j] and not packets[j].get('ct')]
     while todo:
-        group, todo = todo[:k], todo[k:]
-        for attempt in range(4):
+        rounds_todo.append((todo[:k], 4))
+        todo = todo[k:]
+    ct_todo = [(j,) for j in range(len(frames))
+               if sent_ok[j] and packets[j].get('ct')]
+    if ct_todo:
+        ct_first = ct_todo[0]
+        rounds_todo += [(g, 1) for g in ct_todo]
+    rounds = 0
+    for group, attempts in rounds_todo:
+        if ct_todo and group is ct_first:
+            rig.ct_flush()
+        for attempt in range(attempts):
             for bit, j in enumerate(group):
                 for _ in range(1 << bit):
                     try:
@@ -224,28 +301,27 @@ def run_batch(rig, batch, k, log):
                         break
             want = sum(1 << bit for bit, j in enumerate(group) if sent_ok[j])
             twant = {d: sum(1 << bit for bit, j in enumerate(group)
-                            if sent_ok[j] and packets[j].get('tunnel') == d)
-                     for d in devs}
+                            if goes(j, d)) for d in gdevs}
             for n in range(25):
                 cur = rig.counters()
                 got = cur.get(guard, 0) - prev.get(guard, 0)
                 tgot = {d: cur.get(guards[d], 0) - prev.get(guards[d], 0)
-                        for d in devs}
+                        for d in gdevs}
                 if got >= want and (n >= 10 or all(
-                        tgot[d] >= twant[d] for d in devs)):
+                        tgot[d] >= twant[d] for d in gdevs)):
                     break
                 time.sleep(0.02)
             # Frames the stack drops before tc (e.g. a truncated VLAN tag
             # that skb_vlan_untag refuses) never reach the guard: its delta
             # says which frames were classified.  Every filter's delta must
-            # be a subset of its guard's, a tunnel guard's of the hook's,
-            # else something else got in: retry.
-            seen = {guards[d]: tgot[d] for d in devs}
+            # be a subset of its guard's, a tunnel guard's (chain 1's) of
+            # the hook's, else something else got in: retry.
+            seen = {guards[d]: tgot[d] for d in gdevs}
             seen[guard] = got
             ok = not got & ~want and all(
-                not tgot[d] & ~got for d in devs) and all(
+                not tgot[d] & ~got for d in gdevs) and all(
                 not (cur.get(base + i, 0) - prev.get(base + i, 0)) &
-                ~seen[guards[f.get('dev')]]
+                ~seen[guards[where(f)]]
                 for i, f in enumerate(filters))
             if ok:
                 break
@@ -253,13 +329,14 @@ def run_batch(rig, batch, k, log):
             retries += 1
             prev = cur
         else:
-            raise RuntimeError('round %d never settled' % rounds)
+            raise RuntimeError('round %d never settled%s' % (
+                rounds, ' (a conntrack flow frame: not sent again)'
+                if attempts == 1 else ''))
         for bit, j in enumerate(group):
             reached[j] = got >> bit & 1
-            for d in devs:
+            for d in gdevs:
                 reached_tun[d][j] = tgot[d] >> bit & 1
-                mispredicted += reached_tun[d][j] != \
-                    (packets[j].get('tunnel') == d and sent_ok[j])
+                mispredicted += d != 'ct' and reached_tun[d][j] != goes(j, d)
         for i in range(len(filters)):
             d = cur.get(base + i, 0) - prev.get(base + i, 0)
             if d:
@@ -274,7 +351,8 @@ def run_batch(rig, batch, k, log):
     return dict(filters=res, sent=[int(x) for x in sent_ok],
                 reached=''.join(map(str, reached)),
                 reached_tunnel={d: ''.join(map(str, r))
-                                for d, r in reached_tun.items()},
+                                for d, r in reached_tun.items() if d != 'ct'},
+                reached_ct=''.join(map(str, reached_tun.get('ct', []))),
                 tunnel_mispredicted=mispredicted,
                 t_install=t_install, t_send=t_send, rounds=rounds,
                 retries=retries)
@@ -300,12 +378,14 @@ def main():
         acc = sum(1 for f in r['filters'] if not f['err'])
         log('batch %d (%s): %d filters (%d accepted) x %d frames: install %.1fs, '
             'send/read %.1fs (%d rounds, %d retries); tunnel frames %s, '
-            '%d not where gen.py expected'
+            '%d not where gen.py expected; chain 1 (ct) reached by %d of '
+            '%d conntrack flow frames'
             % (bi, b.get('hook', 'ingress'), len(b['filters']), acc, len(b['packets']), r['t_install'],
                r['t_send'], r['rounds'], r['retries'],
                ' '.join('%s %d' % (d, x.count('1'))
                         for d, x in r['reached_tunnel'].items()) or 'none',
-               r['tunnel_mispredicted']))
+               r['tunnel_mispredicted'], r['reached_ct'].count('1'),
+               sum(bool(p.get('ct')) for p in b['packets'])))
         results.append(r)
     # which module answered (compare.py refuses one module twice)
     module = {}

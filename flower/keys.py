@@ -17,7 +17,8 @@ A row says:
           whose filters use the key (its attribute, mask or tc word) from
           that step on
   field   the packet field it matches, in flower/packets.py's model
-          (None: no packet model there: the conntrack keys)
+          (None: the key is the filter's protocol shape, ip_proto or an
+          inner ethertype, which the generator sets itself)
   bits    the value bits that are valid (wider values are refused)
   table   True: a row of cls_flower.c's fl_keys[], parsed and dumped by the
           table; False: parsed by its own function (fl_set_key_vlans(),
@@ -135,13 +136,13 @@ KEYS = (
          'tunnel',
          'tun.ttl'),
     _row('ct_state', 'CT_STATE', M, 'ct.ct_state', 'NONE', 2, 'ct_state',
-         'conntrack'),
+         'conntrack', 'ct.state'),
     _row('ct_zone', 'CT_ZONE', M, 'ct.ct_zone', 'NONE', 2, 'ct_zone',
-         'conntrack'),
+         'conntrack', 'ct.zone'),
     _row('ct_mark', 'CT_MARK', M, 'ct.ct_mark', 'NONE', 4, 'ct_mark',
-         'conntrack'),
+         'conntrack', 'ct.mark'),
     _row('ct_labels', 'CT_LABELS', M, 'ct.ct_labels', 'NONE', 16,
-         'ct_label', 'conntrack'),
+         'ct_label', 'conntrack', 'ct.labels'),
     # --- parsed by their own functions --------------------------------------
     _row('vlan_id', 'VLAN_ID', X, 'vlan.vlan_id', 'VLAN', 2, 'vlan_id',
          'vlan', 'tag0.vid', bits=0x0fff, table=False),

@@ -24,11 +24,14 @@ spec keys:
   pppoe         {sid, proto}                   (payload: ip if present)
   l4            {kind: tcp|udp|sctp|icmp|icmp6|l2tp|gre|ipip|ip6ip|vxlan|
                  geneve|raw,
-                 sport, dport, flags, type, code, sid, err}
+                 sport, dport, flags, type, code, sid, err, csum: a UDP
+                 datagram or an ICMPv4 message with its checksum}
   inner         spec carried by gre/ipip/ip6ip/vxlan/geneve/icmp errors
                 (vxlan/geneve: l4 {sport, dport, vni}, an inner with
                 ether=True is a whole Ethernet frame)
   pad           trailing zero bytes;  trunc  cut the frame to this length
+  ct            not built: what a ct action finds for the frame (difftest's
+                conntrack flows): {state, zone, mark, labels}
   tun           the frame arrives encapsulated: {kind: vxlan|geneve, v: 4|6,
                 dmac, smac, src, dst, tos, ttl, sport, dport, vni}; the
                 rest of the spec is the inner Ethernet frame (what a
@@ -36,9 +39,11 @@ spec keys:
                 tunnel metadata from these fields); wire(spec) is the
                 frame on the wire as the other specs say it
 
-L4 checksums are 0 (flower never reads them), but a VXLAN or Geneve
-datagram's UDP checksum is computed (the tunnel's UDP socket checks it,
-and IPv6 does not take 0); the IPv4 header checksum is computed.
+L4 checksums are 0 (flower never reads them), but a UDP datagram's or
+an ICMPv4 message's with l4 csum (conntrack checks them) and a VXLAN or
+Geneve datagram's UDP checksum are computed (the tunnel's UDP socket
+checks it, and IPv6 does not take 0); the IPv4 header checksum is
+computed.
 """
 import copy
 import ipaddress
@@ -115,6 +120,9 @@ def _l4(s, ip_v):
                            1, 0, word, 512, 0, 0) + TCP_DATA
     if k == 'udp':
         body = UDP_DATA
+        if l4.get('csum'):      # conntrack checks it (IPv6 takes no 0)
+            return _udp(s, ip_v, l4.get('sport', 1), l4.get('dport', 2),
+                        body)
         return struct.pack('!HHHH', l4.get('sport', 1), l4.get('dport', 2),
                            8 + len(body), 0) + body
     if k in TUNNEL_PORT:
@@ -134,6 +142,9 @@ def _l4(s, ip_v):
         else:
             payload = PING_DATA
         hdr = struct.pack('!BBH', l4.get('type', 8), l4.get('code', 0), 0)
+        if l4.get('csum') and k == 'icmp':
+            # conntrack marks an ICMP message with a bad checksum invalid
+            hdr = hdr[:2] + struct.pack('!H', csum(hdr + rest + payload))
         return hdr + rest + payload
     if k == 'l2tp':
         return struct.pack('!I', l4.get('sid', 1)) + bytes(12)
@@ -549,7 +560,9 @@ def _l4_expr(s, v):
         return [layer('TCP', **tcp, flags=flags & 0x1ff, window=512, chksum=0),
                 layer('Raw', load=TCP_DATA)], L4_PROTO['tcp']
     if k == 'udp':
-        return [layer('UDP', **ports, chksum=0),
+        # scapy computes the checksum build() computes for csum
+        return [layer('UDP', **ports, **({} if l4.get('csum') else
+                                         dict(chksum=0))),
                 layer('Raw', load=UDP_DATA)], L4_PROTO['udp']
     if k in TUNNEL_PORT:
         body = scapy_expr(inner, True) if (inner or {}).get('ether') else \
@@ -577,7 +590,9 @@ def _l4_expr(s, v):
             'bytes(%s)[:48]' % '/'.join(_l3_expr(inner)[0])))
         code = dict(type=l4.get('type', 8), code=l4.get('code', 0))
         if k == 'icmp':
-            return [layer('ICMP', **code, chksum=0), payload], \
+            # scapy computes the checksum build() computes for csum
+            return [layer('ICMP', **code, **({} if l4.get('csum') else
+                                             dict(chksum=0))), payload], \
                 L4_PROTO['icmp'] if v == 4 else None
         return [layer('ICMPv6Unknown', **code, cksum=0, msgbody=bytes(4)),
                 payload], L4_PROTO['icmp6'] if v == 6 else None

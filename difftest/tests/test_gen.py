@@ -40,12 +40,18 @@ class TestGroups(unittest.TestCase):
             n = len(b['filters'])
             self.assertEqual(len(b['prio']), n)
             self.assertEqual(len(b['handle']), n)
-            # prio, handle unique; prios rise in list order
-            self.assertEqual(len(set(zip(b['prio'], b['handle']))), n)
-            self.assertEqual(b['prio'], sorted(b['prio']))
+            # (chain, prio, handle) unique; prios rise in list order in
+            # each chain (chain 1: the conntrack filters)
+            chain = [f.get('chain', 0) for f in b['filters']]
+            self.assertEqual(len(set(zip(chain, b['prio'], b['handle']))), n)
+            for c in (0, 1):
+                ps = [p for p, x in zip(b['prio'], chain) if x == c]
+                self.assertEqual(ps, sorted(ps))
+            self.assertIn(1, chain)
             grouped = {i for g in b['groups'] for i in g}
             for i, f in enumerate(b['filters']):
-                others = [j for j in range(n) if b['prio'][j] == b['prio'][i]]
+                others = [j for j in range(n) if b['prio'][j] == b['prio'][i]
+                          and chain[j] == chain[i]]
                 if i in grouped:
                     self.assertEqual(others, b['groups'][f['group']])
                 else:
@@ -172,14 +178,30 @@ class FakeRig:
     def reset(self, hook):
         self.added = []
 
-    def add_filter(self, prio, proto, kind, opts, handle=1, dev=None):
-        self.added.append((prio, handle, kind) + ((dev,) if dev else ()))
+    def add_filter(self, prio, proto, kind, opts, handle=1, dev=None,
+                   chain=0):
+        self.added.append((prio, handle, kind) + ((dev,) if dev else ()) +
+                          (('chain', chain) if chain else ()))
         if kind == 'matchall' and dev is None:
-            self.guard = self.next_index + len(self.added) - 1
+            index = self.next_index + len(self.added) - 1
+            if chain:
+                self.ct_guard = index
+            else:
+                self.guard = index
         return 0, ''
+
+    def ct_trigger(self, hook, prio, ct):
+        self.trigger = (hook, prio, ct)
+
+    def ct_flush(self):
+        # the flush comes before the first conntrack flow frame
+        self.flushed_at = sum(self.count.values())
 
     def send(self, frame):
         self.count[self.guard] = self.count.get(self.guard, 0) + 1
+        if frame[:6] in (G.CT_MAC.to_bytes(6, 'big'),   # chain 1's
+                         G.NOCT_MAC.to_bytes(6, 'big')):
+            self.count[self.ct_guard] = self.count.get(self.ct_guard, 0) + 1
 
     def counters(self):
         return dict(self.count)
@@ -195,16 +217,26 @@ class TestRunner(unittest.TestCase):
             p['hex'] = P.build(p['spec']).hex()
         rig = FakeRig()
         r = R.run_batch(rig, b, 4, lambda m: None)
-        self.assertEqual(rig.added[:-1], [
-            (p, h, 'flower') for p, h in zip(b['prio'], b['handle'])])
-        self.assertEqual(rig.added[-1], (max(b['prio']) + 1, 1, 'matchall'))
+        chain = [f.get('chain', 0) for f in b['filters']]
+        last = {c: max(p for p, x in zip(b['prio'], chain) if x == c)
+                for c in (0, 1)}
+        self.assertEqual(rig.added[:-2], [
+            (p, h, 'flower') + (('chain', c) if c else ())
+            for p, h, c in zip(b['prio'], b['handle'], chain)])
+        # the guards: chain 0's after its last prio, chain 1's after its
+        # own; the ct action after chain 0's guard
+        self.assertEqual(rig.added[-2:], [
+            (last[0] + 1, 1, 'matchall'),
+            (last[1] + 1, 1, 'matchall', 'chain', 1)])
+        self.assertEqual(rig.trigger, ('ingress', last[0] + 2, b['ct']))
         self.assertEqual(r['reached'], '111')
 
     def test_without_lists_one_prio_per_filter(self):
         b = G.gen_batch(random.Random(4), 5)
         for f in b['filters']:
             f['attrs'] = G.encode_filter(f)
-        b = dict(filters=b['filters'], packets=[dict(hex='ff' * 60)])
+        b = dict(filters=[f for f in b['filters'] if not f.get('chain')],
+                 packets=[dict(hex='ff' * 60)])
         rig = FakeRig()
         R.run_batch(rig, b, 4, lambda m: None)
         n = len(b['filters'])

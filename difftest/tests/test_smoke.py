@@ -5,7 +5,8 @@ an ingress and an egress batch, and every key of keys.py in a filter both
 kernels accepted.  Before: seed 1 for ever, one batch on one hook, and
 ipv4_src, tcp_src/dst, sctp_src, tcp_flags, the ICMP codes, arp_tip,
 mpls_label/tc and ppp_proto in no accepted smoke filter; each test here
-failed on that code."""
+failed on that code.  Since: the enc_* keys, and the ct_* keys (chain 1
+filters behind a ct action, the conntrack flows' frames) in every batch."""
 
 import json
 import os
@@ -65,8 +66,17 @@ class TestSmokeTarget(unittest.TestCase):
         self.assertEqual([b['hook'] for b in doc['batches']],
                          ['ingress', 'egress'])
         every = {k['name'] for k in K.KEYS}
+        self.assertTrue(set(K.CT) <= every)
         for b in doc['batches']:
             self.assertEqual(G.covered(b['filters']), every)
+            # the conntrack part: the ct action, chain 1 filters, the flows
+            self.assertEqual(sorted(b['ct']), ['labels', 'mac', 'mac_noct',
+                                               'mark', 'zone'])
+            self.assertGreaterEqual(sum(bool(f.get('chain'))
+                                        for f in b['filters']), G.CT_FILTERS)
+            self.assertEqual(sum(bool(p.get('ct')) for p in b['packets']),
+                             len(G.ct_flows(random.Random(1),
+                                            G.ct_action(random.Random(1)))))
 
 
 class TestCover(unittest.TestCase):

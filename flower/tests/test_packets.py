@@ -166,6 +166,25 @@ class TestAgainstScapy(unittest.TestCase):
             bad = cross_check(v4)[2]
         self.assertEqual(len(bad), len(v4))
 
+    def test_icmp_checksum(self):
+        """An ICMPv4 spec with l4 csum (difftest's conntrack flows) is
+        built as scapy builds it, with the checksum scapy computes; without
+        csum it is 0."""
+        icmp = [s for s in self.specs if (s.get('l4') or {}).get('csum')
+                and s['l4']['kind'] == 'icmp']
+        self.assertGreater(len(icmp), 0)
+        self.assertEqual(cross_check(icmp)[2], [])
+        for s in icmp:
+            pkt = scapy.all.Ether(P.build(s))
+            chk = pkt[scapy.all.ICMP].chksum
+            del pkt[scapy.all.ICMP].chksum
+            self.assertNotEqual(chk, 0)
+            self.assertEqual(scapy.all.Ether(bytes(pkt))[scapy.all.ICMP]
+                             .chksum, chk)
+            t = dict(s, l4=dict(s['l4'], csum=False))
+            self.assertEqual(scapy.all.Ether(P.build(t))[scapy.all.ICMP]
+                             .chksum, 0)
+
     def test_lse_is_scapys_mpls(self):
         """MPLS is rendered as bytes (scapy.all has no MPLS layer): the
         entries are scapy.contrib's."""
