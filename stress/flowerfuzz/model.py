@@ -10,7 +10,8 @@ import struct
 from flower import uapi
 from stress.nlsock import NLM_F_CREATE, NLM_F_EXCL, walk_attrs
 
-from stress.flowerfuzz.attrs import (A, ATTR_LEN, BINARY_LENGTHS, CVLAN_ATTRS,
+from stress.flowerfuzz.attrs import (A, ATTR_LEN, BINARY_LENGTHS, CT_FLAGS,
+                                     CVLAN_ATTRS,
                                      EEXIST_MSG, ENC_ADDR_V4, ENC_ADDR_V6,
                                      ENC_ANY, ENC_OPTS_MAX, ENC_V4, ENC_V6,
                                      ETH_P_ALL, ETH_P_PPP_SES, Err, FLOWER_MAX,
@@ -146,6 +147,10 @@ class Model:
         # fl_check_ct(): every ct key is built in (kernel/flower.config has
         # NF_CONNTRACK, _ZONES, _MARK, _LABELS: no EOPNOTSUPP here); then
         # the flags the filter asks to be set (key & mask) must be possible
+        # a flag bit the uAPI does not define, in the value or the mask
+        for name in ('KEY_CT_STATE', 'KEY_CT_STATE_MASK'):
+            if A[name] in tb and u16le(tb[A[name]][0]) & ~CT_FLAGS:
+                raise Err(errno.EINVAL, 'Unknown ct_state flags')
         msg = ct_state_error(u16le(bytes(key['ct.state'])) &
                              u16le(bytes(mask['ct.state'])))
         if msg:

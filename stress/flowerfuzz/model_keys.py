@@ -303,8 +303,6 @@ def ip_flags_dump(key, mask):
 def ct_state_error(state):
     """fl_ct_state_error(): the extack for ct_state flags (key & mask)
     that no packet has together, or None."""
-    if state & ~CT_FLAGS:
-        return 'Unknown ct_state flags'
     if state and not state & CT_TRK:
         return 'ct_state flags other than trk need +trk'
     if state & CT_NEW and state & (CT_EST | CT_RPL):

@@ -541,7 +541,7 @@ class RecipeGen:
                           CT_TRK | CT_REL | CT_RPL, CT_TRK | CT_INV,
                           r.randrange(64)))
             if r.random() < 0.2:
-                v |= r.randrange(65536) & ~m
+                v |= r.randrange(64) & ~m     # defined flags the mask clears
             if ct_state_error(v & m) is None:
                 return v
         return 0

@@ -195,11 +195,18 @@ class TestConntrackKeys(Base):
 
     def test_only_flags_under_the_mask_count(self):
         self.parse(*self.state(0x0B, 0x09))          # +trk+new, est ignored
-        self.parse(*self.state(0x48, 0x3F))          # unknown bit masked out
         self.parse(*self.state(0x00, 0x08))          # -trk
         self.assertEqual(self.dump(*self.state(0x0B, 0x09)),
                          [(8, '0800'), (91, '0b00'), (92, '0900'),
                           (22, '08000000'), (86, '00000000')])
+
+    def test_unknown_bits_refused_even_masked_out(self):
+        # stock's policy masks both attributes to the six flags; ours
+        # refuses an undefined bit in either, not only under the mask
+        for key, mask in ((0x48, 0x3F), (0x48, 0x08), (0x08, 0x48)):
+            with self.subTest(key=key, mask=mask):
+                self.refused(22, 'Unknown ct_state flags',
+                             *self.state(key, mask))
 
     def test_labels_short_and_long(self):
         # guest: prio 5, 6, 9, 10

@@ -1688,8 +1688,6 @@ static const char *fl_ct_state_error(u16 state)
 {
 	const u16 trk = TCA_FLOWER_KEY_CT_FLAGS_TRACKED;
 
-	if (state & ~FL_CT_FLAGS)
-		return "Unknown ct_state flags";
 	if (state && !(state & trk))
 		return "ct_state flags other than trk need +trk";
 	if ((state & TCA_FLOWER_KEY_CT_FLAGS_NEW) &&
@@ -1729,6 +1727,16 @@ static int fl_check_ct(struct nlattr **tb, const struct fl_flow_key *key,
 		if (tb[ct_keys[i].type] && !ct_keys[i].built) {
 			fl_set_err(extack, tb[ct_keys[i].type], ct_keys[i].msg);
 			return -EOPNOTSUPP;
+		}
+	}
+
+	/* A bit the uAPI does not define is refused in the value and in
+	 * the mask alike, not dropped when the other one clears it.
+	 */
+	for (i = TCA_FLOWER_KEY_CT_STATE; i <= TCA_FLOWER_KEY_CT_STATE_MASK; i++) {
+		if (tb[i] && nla_get_u16(tb[i]) & ~FL_CT_FLAGS) {
+			fl_set_err(extack, tb[i], "Unknown ct_state flags");
+			return -EINVAL;
 		}
 	}
 
