@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+"""compare.py's docs/difftest.md.
+"""
+import json
+import time
+
+from difftest.classes import DESIGN, OURS_BUGS, STOCK_BUGS, class_title
+from difftest.checks import ct_counts, tunnel_counts
+from difftest.tdc_cases import frame_summary
+
+
+def write_doc(path, cases, ours, stock, compared, nv, divs, by_class, lines,
+              shrunk, tdc, wall):
+    w = []
+    seed = cases['seed']
+    w.append('# Differential oracle: ours vs the 6.1 tree\'s flower\n')
+    w.append('Written by `make difftest` (difftest/difftest.mk, '
+             'difftest/README.md) from one run: seed %s, %s.\n'
+             % (seed, time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())))
+    w.append('## Run\n')
+    w.append('| | ours | stock |\n|---|---|---|')
+    w.append('| kernel | %s | %s (pristine cls_flower.ko) |' % (ours['kernel'], stock['kernel']))
+    w.append('| filters x frames (pairs) | %d | %d |' % (nv['ours'], nv['stock']))
+    w.append('| filters accepted | %d | %d |' % tuple(
+        sum(1 for b in d['batches'] for f in b['filters'] if not f['err'])
+        for d in (ours, stock)))
+    w.append('| runner seconds (in guest) | %.1f | %.1f |' % (ours['seconds'], stock['seconds']))
+    w.append('| seconds per 1,000 verdicts (runner) | %.3f | %.3f |' % (
+        1000 * ours['seconds'] / max(1, nv['ours']),
+        1000 * stock['seconds'] / max(1, nv['stock'])))
+    w.append('')
+    w.append('Verdicts compared (pairs whose filter both kernels accepted): '
+             '**%d**.  Whole `make difftest` wall time (generation, two '
+             'boots, shrinking, two more boots, report): %s s.\n'
+             % (compared, wall if wall is not None else '?'))
+    tn, tv, tm, _tr = tunnel_counts(cases, ours, stock)
+    cn, cv, cf, cm, _cr = ct_counts(cases, ours, stock)
+    w.append('Of them on tunnel devices: %d filters, %d verdicts (%d matches '
+             'on both); behind the ct action (chain 1): %d filters, %d '
+             'verdicts, %d on the conntrack flows\' frames (%d matches on '
+             'both).\n' % (tn, tv, tm, cn, cv, cf, cm))
+    w.append('## Divergences by class\n')
+    w.append('| class | divergences |\n|---|---|')
+    for c, n in sorted(by_class.items()):
+        w.append('| %s | %d |' % (class_title(c), n))
+    if not by_class:
+        w.append('| none | 0 |')
+    w.append('\nA refused filter counts once; a (filter, frame) pair once.\n')
+    for title, head, table in (
+            ('## Declared differences (by design)\n', 'class | reason',
+             DESIGN),
+            ('\n## Known stock bugs\n', 'bug | what', STOCK_BUGS),
+            ('\n## Bugs in ours found by the oracle\n', 'bug | what',
+             OURS_BUGS)):
+        w.append(title)
+        w.append('| %s |\n|---|---|' % head)
+        w.extend('| %s | %s |' % row for row in table.values())
+    w.append('\n## Every divergence, grouped by filter\n')
+    w.append('```')
+    w.extend(lines[:400])
+    if len(lines) > 400:
+        w.append('... %d more lines' % (len(lines) - 400))
+    w.append('```\n')
+    w.append('## Reproducers (shrunk, upstream tdc format)\n')
+    for r, case in zip(shrunk, tdc):
+        p = r['min_packet'] if r['min_filter'] else r.get('packet_obj')
+        w.append('### %s\n' % class_title(r['cls'] or 'UNEXPLAINED'))
+        w.append('Filter: `%s`' % (r['min_filter'] or r['filter_obj'])['desc'])
+        if p:
+            w.append('; frame: `%s` (%s)' % (frame_summary(p['hex']), p['kind']))
+        w.append('\n```json\n%s\n```\n' % json.dumps(case, indent=4))
+    with open(path, 'w') as fp:
+        fp.write('\n'.join(w) + '\n')
+
