@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Runs in the guest (guest/run --no-load-flower): mutants one after another.
 
-usage: mutate/inguest.py --out DIR [--oracles a,b,...] ID...
+usage: python3 -m mutate.inguest --out DIR [--oracles a,b,...] ID...
 
 For each ID: insmod build/mutate/<ID>/cls_flower.ko (the directory given by
 --mods), check /sys/module/cls_flower/srcversion is the mutant's, run the
@@ -14,7 +14,6 @@ failed rmmod or an oracle timeout the kernel is not trusted for the next
 mutant: exit 99, the host starts a new guest for the rest.
 """
 import argparse
-import importlib.machinery
 import json
 import os
 import re
@@ -26,17 +25,8 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 sys.dont_write_bytecode = True
-# guest/run's splat pattern, so "a kernel splat" means the same here: in
-# the flower package where the tree has it, else in guest/run itself
-sys.path.insert(0, REPO)
-try:
-    from flower.guest import is_splat
-except ImportError:
-    _run = importlib.machinery.SourceFileLoader(
-        'guest_run', os.path.join(REPO, 'guest', 'run')).load_module()
-
-    def is_splat(line):
-        return bool(_run.SPLAT_RE.search(line)) and not _run.BENIGN_RE.search(line)
+# guest/run's splat pattern, so "a kernel splat" means the same here
+from flower.guest import is_splat  # noqa: E402 (after dont_write_bytecode)
 
 PY = '/usr/bin/python3'
 FWD = os.path.join(REPO, 'build/src/pristine/tools/testing/selftests/net/forwarding')

@@ -187,7 +187,7 @@ def guest_round(work, ids, order, tag, variant='ours'):
     cmd = [os.path.join(REPO, 'guest/run'), '--variant', variant, '--no-load-flower',
            '--timeout', str(300 + per * len(ids)),
            '--console-log', os.path.join(out, 'console.log'), '--',
-           '/usr/bin/python3', 'mutate/inguest.py', '--mods', work, '--out', out,
+           '/usr/bin/python3', '-m', 'mutate.inguest', '--mods', work, '--out', out,
            '--oracles', order] + ids
     p = watched(cmd, out)
     sys.stdout.write(p.stdout)

@@ -1,14 +1,11 @@
 """mutate/inguest.py's kill criteria, on outputs of the real tools."""
-import importlib.util
 import json
 import os
 import unittest
 
+from mutate import inguest
+
 HERE = os.path.dirname(os.path.realpath(__file__))
-spec = importlib.util.spec_from_file_location(
-    'inguest', os.path.join(os.path.dirname(HERE), 'inguest.py'))
-inguest = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(inguest)
 
 
 class TestJudges(unittest.TestCase):

@@ -1,6 +1,5 @@
 """mutate.run.watched(): a guest whose kernel oopsed and that writes no
 result any more is stopped; one that goes on writing results is not."""
-import os
 import sys
 import tempfile
 import time
