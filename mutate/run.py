@@ -37,7 +37,7 @@ import tempfile
 import time
 
 from flower.guest import is_splat
-from mutate import gen
+from mutate import gen, report
 
 REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 BUILD = os.path.join(REPO, 'build')
@@ -263,7 +263,7 @@ def sample():
 def needs_debug(r):
     """A survivor of every oracle of the normal kernel that the debug
     kernel has not seen yet."""
-    return (r['verdict'] == 'survived' and r.get('order') == ORACLES.split(',') and
+    return (r['verdict'] == 'survived' and not report.partial(r) and
             not any(o['name'] == 'debug' for o in r['oracles']))
 
 
