@@ -27,6 +27,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 sys.dont_write_bytecode = True
 # guest/run's splat pattern, so "a kernel splat" means the same here
 from flower.guest import is_splat  # noqa: E402 (after dont_write_bytecode)
+from mutate.report import ORACLES  # noqa: E402
 
 PY = '/usr/bin/python3'
 FWD = os.path.join(REPO, 'build/src/pristine/tools/testing/selftests/net/forwarding')
@@ -242,7 +243,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--out', required=True)
     ap.add_argument('--mods', default=os.path.join(REPO, 'build/mutate'))
-    ap.add_argument('--oracles', default='difftest,packets,selftests,corpus')
+    ap.add_argument('--oracles', default=','.join(ORACLES))
     ap.add_argument('ids', nargs='+')
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)

@@ -15,34 +15,17 @@
 #
 # The difftest oracle compares each mutant's verdict matrix on the smoke
 # batch with the unmutated module's (build/mutate/difftest/smoke1.json and
-# smoke1-ours.json): made once here (one boot of build/mod/ours) when
-# missing; m0000 surviving shows the reference fits the mutated commit.
+# smoke1-ours.json): mutate.run makes them from m0000, the plan's commit
+# unmutated, when smoke1.commit names another commit.
 
 SHARD          ?= 1/1
 MUTATE_LIMIT   ?=
 MUTATE_RESULTS ?= $(BUILD)/mutate/sample/results $(BUILD)/mutate/results
-MUTATE_DT      := $(BUILD)/mutate/difftest
 
-.PHONY: mutate mutate-debug mutate-report mutate-sample mutate-difftest-ref
-
-# made again when ours' module is newer than the reference (a changed
-# cls_flower.c answers differently: the control m0000 would die)
-OURS_KO        = $(wildcard $(BUILD)/mod/ours/lib/modules/*/kernel/net/sched/cls_flower.ko)
-mutate-difftest-ref:
-	@if [ ! -s $(MUTATE_DT)/smoke1-ours.json ] || \
-	    [ $(MUTATE_DT)/smoke1-ours.json -ot "$(OURS_KO)" ]; then \
-		mkdir -p $(MUTATE_DT) $(BUILD)/guest-out/mutate; \
-		cd $(REPO) && $(PYTHON) -m difftest.gen --seed 1 --batches 1 \
-			--filters 60 --out $(MUTATE_DT)/smoke1.json && \
-		$(REPO)/guest/run --variant ours --timeout 1500 -- $(PYTHON) \
-			-m difftest.runner --rounds-k 4 $(MUTATE_DT)/smoke1.json \
-			$(BUILD)/guest-out/mutate/smoke1-ours.json && \
-		cp $(BUILD)/guest-out/mutate/smoke1-ours.json $(MUTATE_DT)/; \
-	fi
+.PHONY: mutate mutate-debug mutate-report mutate-sample
 
 mutate:
 	@$(MAKE) --no-print-directory guest
-	@$(MAKE) --no-print-directory mutate-difftest-ref
 	cd $(REPO) && $(PYTHON) -m mutate.run --shard $(SHARD) \
 		$(if $(MUTATE_LIMIT),--limit $(MUTATE_LIMIT))
 

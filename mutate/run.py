@@ -45,7 +45,7 @@ OURS_SRC = os.path.join(BUILD, 'src/ours')
 OURS_OBJ = os.path.join(BUILD, 'obj/ours')
 DEBUG_OBJ = os.path.join(BUILD, 'obj/debug')
 KERNEL_LOCK = os.path.join(BUILD, '.kernel.lock')
-ORACLES = 'difftest,packets,selftests,corpus'
+ORACLES = ','.join(report.ORACLES)     # the campaign's order, cheapest first
 CHUNK = 20
 CONTROL = 'm0000'
 # (operator, text of the original line, text of the mutated line): each
@@ -119,6 +119,48 @@ def build(work, doc, ids, obj=OURS_OBJ):
     dead = {i: e for i, e in errs.items() if e}
     log('built %d modules in %.0f s, %d stillborn' % (len(todo), time.time() - t0, len(dead)))
     return dead
+
+
+DT = os.path.join(BUILD, 'mutate', 'difftest')
+
+
+def difftest_ref(work, doc):
+    """The difftest oracle's reference (inguest.py reads it): the smoke
+    batch (DT/smoke1.json) and the verdicts of the unmutated source of the
+    plan's commit on it (DT/smoke1-ours.json, from work/m0000's module).  Made again when DT/smoke1.commit names
+    another commit; a lock keeps concurrent shards from making it twice."""
+    stamp = os.path.join(DT, 'smoke1.commit')
+    os.makedirs(DT, exist_ok=True)
+    with open(os.path.join(DT, '.lock'), 'a') as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)
+        if ref_commit(stamp) == doc['commit']:
+            return
+        log('difftest reference: the smoke batch on %s\'s unmutated module'
+            % doc['commit'][:12])
+        build(work, doc, [CONTROL])
+        out = os.path.join(BUILD, 'guest-out', 'mutate', 'ref')
+        os.makedirs(out, exist_ok=True)
+        subprocess.run([sys.executable, '-m', 'difftest.gen', '--seed', '1',
+                        '--batches', '1', '--filters', '60',
+                        '--out', os.path.join(DT, 'smoke1.json')], cwd=REPO, check=True)
+        subprocess.run([os.path.join(REPO, 'guest/run'), '--variant', 'ours',
+                        '--no-load-flower', '--timeout', '1500', '--', 'sh', '-c',
+                        'insmod %s && /usr/bin/python3 -m difftest.runner --rounds-k 4 '
+                        '%s %s' % (os.path.join(work, CONTROL, 'cls_flower.ko'),
+                                   os.path.join(DT, 'smoke1.json'),
+                                   os.path.join(out, 'smoke1-ours.json'))],
+                       cwd=REPO, check=True)
+        shutil.copy(os.path.join(out, 'smoke1-ours.json'), DT)
+        with open(stamp, 'w') as f:
+            f.write(doc['commit'] + '\n')
+
+
+def ref_commit(stamp):
+    try:
+        with open(stamp) as f:
+            return f.read().strip()
+    except OSError:
+        return None
 
 
 def write_result(results, doc, res):
@@ -212,6 +254,8 @@ def guest_round(work, ids, order, tag, variant='ours'):
 def run_ids(work, results, doc, ids, order, tag, variant='ours', obj=OURS_OBJ):
     """Every id through the guests; a result file each.  Returns them."""
     dead = build(work, doc, ids, obj)
+    if 'difftest' in order.split(','):
+        difftest_ref(work, doc)
     out = {}
     for i, e in dead.items():
         out[i] = {'id': i, 'verdict': 'stillborn', 'killer': None, 'why': e, 'oracles': []}
