@@ -122,6 +122,13 @@ def render(plan, got, other, equivalent, analysis, notes=''):
                  ctl['verdict'], ' by ' + ctl['killer'] if ctl.get('killer') else '',
                  ', '.join([o['name'] for o in ctl.get('oracles', [])]))
                 if ctl else 'not run'))
+    left = sorted({i for r in got.values() for i in r.get('exclude', [])})
+    if left:
+        w.append('Cases the packets and corpus oracles left out, because they fail on '
+                 'the unmutated source too (each tests a change made after the '
+                 'commit mutated; `mutate.run.baseline`): %s, in the runs of %d mutants.'
+                 % (', '.join('`%s`' % i for i in left),
+                    sum(1 for r in got.values() if r.get('exclude'))))
     w += ['', '## Summary', '', '| | mutants |', '|---|---|']
     for k in ['planned', 'ran', 'stillborn', 'killed'] + \
              ['killed by ' + o for o in ORACLES + OTHER_KILLERS] + \

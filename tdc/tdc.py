@@ -665,7 +665,7 @@ class Runner:
 # --- selecting cases ----------------------------------------------------------
 def select_cases(args):
     """[(case, file, problems)] in file order, as -f/-D/-c/-e select them
-    (upstream: -e and -c together select the union)."""
+    (upstream: -e and -c together select the union) less --exclude's."""
     paths = list(args.file or [])
     if args.directory or not paths:
         paths += args.directory or [os.path.join(REPO, 'tc-tests')]
@@ -689,6 +689,8 @@ def select_cases(args):
         entries = [e for e in entries
                    if set(args.category or []) & set(e[0].get('category', []))
                    or e[0].get('id') in (args.execute or [])]
+    if args.exclude:
+        entries = [e for e in entries if e[0].get('id') not in args.exclude]
     if args.shard:
         index, count = args.shard
         entries = [e for e in entries if shard_of(e[0], count) == index]
@@ -810,6 +812,10 @@ def parse_args(argv):
                    metavar='CATEGORY', help='only cases in CATEGORY')
     p.add_argument('-e', '--execute', action='extend', nargs='+',
                    metavar='ID', help='only the case(s) with ID')
+    p.add_argument('--exclude', action='extend', nargs='+',
+                   metavar='ID', help='leave out the case(s) with ID (after '
+                   '-c and -e; the mutation campaign leaves out the cases '
+                   'that fail on the unmutated source)')
     p.add_argument('-p', '--path', metavar='TC',
                    help='the tc binary ($TC; default {})'.format(
                        BASE_NAMES['TC']))

@@ -66,6 +66,15 @@ class TestReport(unittest.TestCase):
         self.assertIn('| m0001 | negate | 1 | `a == b` | `a != b` | killed | packets: x \\| y |', rows)
         self.assertIn('| m0006 | negate | 6 | `a == b` | `a != b` | not run |  |', rows)
 
+    def test_cases_left_out_are_named(self):
+        got = {'m0001': dict(result('m0001', 'killed', 'corpus'), exclude=['25cd']),
+               'm0002': result('m0002', 'survived')}
+        text, _ = report.render(PLAN, got, 0, {}, {})
+        self.assertIn('left out, because they fail on the unmutated source too', text)
+        self.assertIn('`25cd`, in the runs of 1 mutants', text)
+        text, _ = report.render(PLAN, {'m0002': result('m0002', 'survived')}, 0, {}, {})
+        self.assertNotIn('left out', text)
+
     def test_closed_holes(self):
         # a survivor once (its analysis stays), killed now: listed as a
         # hole closed; a survivor with an analysis is not

@@ -120,5 +120,20 @@ class TestCorpusVerifies(unittest.TestCase):
                     c.get('id'), os.path.basename(path), verify))
 
 
+class TestExclude(unittest.TestCase):
+    def ids(self, argv):
+        return [c.get('id') for c, _, _ in tdc.select_cases(tdc.parse_args(
+            ['-D', os.path.join(tdc.REPO, 'tc-tests')] + argv))]
+
+    def test_left_out_after_the_category(self):
+        every = self.ids(['-c', 'flower'])
+        left = self.ids(['-c', 'flower', '--exclude', every[0], every[-1]])
+        self.assertEqual(left, every[1:-1])
+
+    def test_an_unknown_id_leaves_out_nothing(self):
+        self.assertEqual(self.ids(['-c', 'flower', '--exclude', 'no-such-id']),
+                         self.ids(['-c', 'flower']))
+
+
 if __name__ == '__main__':
     unittest.main()
