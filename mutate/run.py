@@ -28,6 +28,7 @@ killed and m0000 must survive.  Ends with "N passed, N failed".
 import argparse
 import concurrent.futures
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -168,22 +169,23 @@ def baseline(work, doc):
     made after that commit (25cd: the ct_state fix), so it cannot tell a
     mutant from the original: the packets and corpus oracles leave it out
     (inguest --exclude) and docs/mutation.md lists it.  Made in a guest
-    once per plan commit (BASELINE names the commit)."""
+    once per plan commit and corpus (BASELINE names both)."""
+    from mutate import inguest      # its file lists, not its guest code
+    packets, rest = inguest.case_files()
+    digest = corpus_digest(packets + rest)
     os.makedirs(os.path.dirname(BASELINE), exist_ok=True)
     with open(BASELINE + '.lock', 'a') as lk:
         fcntl.flock(lk, fcntl.LOCK_EX)
         try:
             with open(BASELINE) as f:
                 have = json.load(f)
-            if have.get('commit') == doc['commit']:
+            if (have.get('commit'), have.get('corpus')) == (doc['commit'], digest):
                 return have['fails']
         except (OSError, ValueError):
             pass
         log('baseline: the flower corpus on %s\'s unmutated module'
             % doc['commit'][:12])
         build(work, doc, [CONTROL])
-        from mutate import inguest      # its file lists, not its guest code
-        packets, rest = inguest.case_files()
         p = subprocess.run(
             [os.path.join(REPO, 'guest/run'), '--variant', 'ours', '--no-load-flower',
              '--timeout', '2400', '--', 'sh', '-c', 'insmod %s && /usr/bin/python3 -m '
@@ -197,10 +199,21 @@ def baseline(work, doc):
                         'no tdc summary' if fails is None else '%d failed' % len(fails),
                         (p.stderr or p.stdout)[-1500:]))
         with open(BASELINE, 'w') as f:
-            json.dump({'commit': doc['commit'], 'fails': fails}, f, indent=1, sort_keys=True)
+            json.dump({'commit': doc['commit'], 'corpus': digest, 'fails': fails}, f,
+                      indent=1, sort_keys=True)
         log('baseline: %d cases fail on the unmutated source: %s'
             % (len(fails), ' '.join(sorted(fails)) or '-'))
         return fails
+
+
+def corpus_digest(files):
+    """sha256 of the case files (paths relative to REPO): a case added or
+    changed since the baseline was made may fail on the plan's commit too."""
+    h = hashlib.sha256()
+    for f in files:
+        with open(os.path.join(REPO, f), 'rb') as fh:
+            h.update(f.encode() + b'\0' + fh.read() + b'\0')
+    return h.hexdigest()
 
 
 def tdc_fails(out):

@@ -60,6 +60,13 @@ class TestBaseline(unittest.TestCase):
         run.baseline('/w', {'commit': 'b' * 40})
         self.assertEqual(len(self.guests), 2)
 
+    def test_made_again_when_the_corpus_changes(self):
+        # a case added after the baseline may fail on the plan's commit too
+        run.baseline('/w', {'commit': 'a' * 40})
+        with mock.patch.object(run, 'corpus_digest', lambda files: 'changed'):
+            run.baseline('/w', {'commit': 'a' * 40})
+        self.assertEqual(len(self.guests), 2)
+
     def test_a_broken_run_excludes_nothing(self):
         # a module that did not load must not leave every case out
         self.out = 'insmod: ERROR\n'
