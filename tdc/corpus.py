@@ -246,11 +246,15 @@ def _first_word(text):
 
 
 def prints_json(command):
-    """Whether a verify command prints JSON: tc -j ..., $FLNL show|get."""
+    """Whether a verify command prints JSON: tc -j ..., $FLNL show|get,
+    as the last command of a pipeline (`$FLNL show | grep -o ...` prints
+    text)."""
     try:
         words = shlex.split(command)
     except ValueError:
         return False
+    while '|' in words:
+        words = words[words.index('|') + 1:]
     if words[:1] == ['$TC']:
         options = []
         for word in words[1:]:

@@ -173,5 +173,16 @@ class TestCaseProblems(unittest.TestCase):
                                  (path, case.get('id')))
 
 
+class TestPrintsJson(unittest.TestCase):
+    def test_the_last_command_of_a_pipeline_counts(self):
+        self.assertTrue(corpus.prints_json('$TC -j filter show dev $DEV1 ingress'))
+        self.assertTrue(corpus.prints_json('$FLNL show --dev $DEV1'))
+        self.assertTrue(corpus.prints_json('$TC filter show dev $DEV1 | $TC -j qdisc show'))
+        self.assertFalse(corpus.prints_json(
+            "$FLNL show --dev $DEV1 | grep -o 'TCA_[A-Z_]*' | tr '\\n' ' '"))
+        self.assertFalse(corpus.prints_json('$TC -j filter show dev $DEV1 | grep -c handle'))
+        self.assertFalse(corpus.prints_json('$TC filter show dev $DEV1'))
+
+
 if __name__ == '__main__':
     unittest.main()
