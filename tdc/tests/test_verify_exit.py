@@ -104,7 +104,8 @@ class TestVerifyExitCode(unittest.TestCase):
 class TestCorpusVerifies(unittest.TestCase):
     """What the rule allows in the corpus: only cases that expect their
     cmdUnderTest to fail and match the error, and whose verify re-runs
-    a command expected to fail, or lists the filters."""
+    a command expected to fail, or lists the filters or classes (a
+    positive matchCount: an erring list matches nothing)."""
 
     def test_allowed_failing_verifies_of_the_corpus(self):
         entries = tdc.select_cases(tdc.parse_args(
@@ -116,7 +117,8 @@ class TestCorpusVerifies(unittest.TestCase):
             self.assertTrue(
                 '-b $BATCH_FILE' in verify or
                 verify.startswith('$FLNL add ') or
-                ' filter show ' in verify, '{} ({}): {}'.format(
+                ' filter show ' in verify or ' class show ' in verify,
+                '{} ({}): {}'.format(
                     c.get('id'), os.path.basename(path), verify))
 
 
