@@ -126,11 +126,21 @@ def build(work, doc, ids, obj=OURS_OBJ):
 DT = os.path.join(BUILD, 'mutate', 'difftest')
 
 
+def control_guest(work, cmd, timeout, **kw):
+    """subprocess.run() of a guest that loads m0000 (built by the caller)
+    and runs the shell command cmd: the references below are its runs."""
+    return subprocess.run(
+        [os.path.join(REPO, 'guest/run'), '--variant', 'ours', '--no-load-flower',
+         '--timeout', str(timeout), '--', 'sh', '-c', 'insmod %s && %s' % (
+             os.path.join(work, CONTROL, 'cls_flower.ko'), cmd)], cwd=REPO, **kw)
+
+
 def difftest_ref(work, doc):
     """The difftest oracle's reference (inguest.py reads it): the smoke
     batch (DT/smoke1.json) and the verdicts of the unmutated source of the
-    plan's commit on it (DT/smoke1-ours.json, from work/m0000's module).  Made again when DT/smoke1.commit names
-    another commit; a lock keeps concurrent shards from making it twice."""
+    plan's commit on it (DT/smoke1-ours.json, from work/m0000's module).
+    Made again when DT/smoke1.commit names another commit; a lock keeps
+    concurrent shards from making it twice."""
     stamp = os.path.join(DT, 'smoke1.commit')
     os.makedirs(DT, exist_ok=True)
     with open(os.path.join(DT, '.lock'), 'a') as lk:
@@ -145,13 +155,9 @@ def difftest_ref(work, doc):
         subprocess.run([sys.executable, '-m', 'difftest.gen', '--seed', '1',
                         '--batches', '1', '--filters', '60',
                         '--out', os.path.join(DT, 'smoke1.json')], cwd=REPO, check=True)
-        subprocess.run([os.path.join(REPO, 'guest/run'), '--variant', 'ours',
-                        '--no-load-flower', '--timeout', '1500', '--', 'sh', '-c',
-                        'insmod %s && /usr/bin/python3 -m difftest.runner --rounds-k 4 '
-                        '%s %s' % (os.path.join(work, CONTROL, 'cls_flower.ko'),
-                                   os.path.join(DT, 'smoke1.json'),
-                                   os.path.join(out, 'smoke1-ours.json'))],
-                       cwd=REPO, check=True)
+        control_guest(work, '/usr/bin/python3 -m difftest.runner --rounds-k 4 %s %s'
+                      % (os.path.join(DT, 'smoke1.json'),
+                         os.path.join(out, 'smoke1-ours.json')), 1500, check=True)
         shutil.copy(os.path.join(out, 'smoke1-ours.json'), DT)
         with open(stamp, 'w') as f:
             f.write(doc['commit'] + '\n')
@@ -186,12 +192,8 @@ def baseline(work, doc):
         log('baseline: the flower corpus on %s\'s unmutated module'
             % doc['commit'][:12])
         build(work, doc, [CONTROL])
-        p = subprocess.run(
-            [os.path.join(REPO, 'guest/run'), '--variant', 'ours', '--no-load-flower',
-             '--timeout', '2400', '--', 'sh', '-c', 'insmod %s && /usr/bin/python3 -m '
-             'tdc.tdc -J 2 -c flower -f %s' % (os.path.join(work, CONTROL, 'cls_flower.ko'),
-                                              ' '.join(packets + rest))],
-            cwd=REPO, capture_output=True, text=True)
+        p = control_guest(work, '/usr/bin/python3 -m tdc.tdc -J 2 -c flower -f '
+                          + ' '.join(packets + rest), 2400, capture_output=True, text=True)
         fails = tdc_fails(p.stdout)
         if fails is None or len(fails) > BASELINE_MAX:
             sys.exit('mutate: the baseline run of %s on %s is broken (exit %d, %s): %s'
