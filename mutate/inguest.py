@@ -28,6 +28,7 @@ sys.dont_write_bytecode = True
 # guest/run's splat pattern, so "a kernel splat" means the same here
 from flower.guest import is_splat  # noqa: E402 (after dont_write_bytecode)
 from mutate.report import ORACLES  # noqa: E402
+from tdc.gate import summary_line  # noqa: E402
 
 PY = '/usr/bin/python3'
 FWD = os.path.join(REPO, 'build/src/pristine/tools/testing/selftests/net/forwarding')
@@ -38,10 +39,10 @@ RESTART = 99
 def tdc_ok(rc, out):
     """tdc.py: exit 0 and a summary with nothing failed or skipped (the
     gate counts a skip as a failure)."""
-    m = re.findall(r'^(\d+) passed, (\d+) failed, (\d+) skipped$', out, re.M)
-    if not m:
+    counts = summary_line(out)
+    if counts is None:
         return False, 'no tdc summary'
-    p, f, s = map(int, m[-1])
+    p, f, s = counts
     if rc or f or s or not p:
         return False, 'tdc: %d passed, %d failed, %d skipped' % (p, f, s)
     return True, 'tdc: %d passed' % p

@@ -40,6 +40,7 @@ import time
 
 from flower.guest import is_splat
 from mutate import gen, report
+from tdc.gate import summary_line
 
 REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 BUILD = os.path.join(REPO, 'build')
@@ -221,8 +222,8 @@ def corpus_digest(files):
 def tdc_fails(out):
     """{id: line} of tdc.py's failed and skipped cases (the oracles count a
     skip as a failure), or None without a summary or with nothing passed."""
-    m = re.findall(r'^(\d+) passed, \d+ failed, \d+ skipped$', out, re.M)
-    if not m or not int(m[-1]):
+    counts = summary_line(out)
+    if counts is None or not counts.passed:
         return None
     return {t[1]: t[0] for t in re.findall(
         r'^((?:not ok \d+|ok \d+) - (\S+) .*?(?:# skip .*)?)$', out, re.M)
