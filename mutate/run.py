@@ -33,6 +33,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -272,34 +273,64 @@ def console_splat(out):
         return False
 
 
+def stop(p):
+    p.terminate()
+    try:
+        p.wait(60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+
+
 def watched(cmd, out, poll=10):
     """subprocess.run(cmd) that stops a wedged guest (above)."""
     with tempfile.TemporaryFile('w+') as so, tempfile.TemporaryFile('w+') as se:
         p = subprocess.Popen(cmd, cwd=REPO, stdout=so, stderr=se, text=True)
         since = None        # a splat seen, and no progress since then
-        while p.poll() is None:
-            time.sleep(poll)
-            if not console_splat(out) or (since and progress(out) > since):
-                since = None
-            elif since is None:
-                since = time.time()
-            elif time.time() - since > WEDGED:
-                log('guest wedged: a kernel splat and no result for %d s: '
-                    'stopped' % WEDGED)
-                p.terminate()
-                try:
-                    p.wait(60)
-                except subprocess.TimeoutExpired:
-                    p.kill()
+        try:
+            while p.poll() is None:
+                time.sleep(poll)
+                if not console_splat(out) or (since and progress(out) > since):
+                    since = None
+                elif since is None:
+                    since = time.time()
+                elif time.time() - since > WEDGED:
+                    log('guest wedged: a kernel splat and no result for %d s: '
+                        'stopped' % WEDGED)
+                    stop(p)
+        except BaseException:       # we are stopped: the guest goes too
+            stop(p)
+            raise
         p.wait()
         so.seek(0)
         se.seek(0)
         return subprocess.CompletedProcess(cmd, p.returncode, so.read(), se.read())
 
 
+class Stopped(Exception):
+    """The campaign was stopped (SIGTERM, ^C) while a guest ran: .done
+    holds the results that guest had finished."""
+
+    def __init__(self, done):
+        super().__init__('stopped')
+        self.done = done
+
+
+def finished(out, ids):
+    """{id: result} of the ids the guest wrote a result for in out."""
+    done = {}
+    for i in ids:
+        try:
+            with open(os.path.join(out, i + '.json')) as f:
+                done[i] = json.load(f)
+        except (OSError, ValueError):   # none, or cut short by the stop
+            pass
+    return done
+
+
 def guest_round(work, ids, order, tag, variant='ours', exclude=()):
     """One boot over ids; returns {id: result} for those it finished and
-    the ids it died on (started, no result)."""
+    for those it died on (started, no result: killed by "crash").  Raises
+    Stopped if we are stopped meanwhile."""
     out = os.path.join(BUILD, 'guest-out', 'mutate', tag)
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
@@ -309,16 +340,14 @@ def guest_round(work, ids, order, tag, variant='ours', exclude=()):
            '--console-log', os.path.join(out, 'console.log'), '--',
            '/usr/bin/python3', '-m', 'mutate.inguest', '--mods', work, '--out', out,
            '--oracles', order, '--exclude', ','.join(sorted(exclude))] + ids
-    p = watched(cmd, out)
+    try:
+        p = watched(cmd, out)
+    except (KeyboardInterrupt, SystemExit):
+        raise Stopped(finished(out, ids)) from None
     sys.stdout.write(p.stdout)
-    done, died = {}, []
+    done = finished(out, ids)
     for i in ids:
-        j = os.path.join(out, i + '.json')
-        if os.path.exists(j):
-            with open(j) as f:
-                done[i] = json.load(f)
-        elif os.path.exists(os.path.join(out, i + '.start')):
-            died.append(i)
+        if i not in done and os.path.exists(os.path.join(out, i + '.start')):
             done[i] = {'id': i, 'verdict': 'killed', 'killer': 'crash',
                        'why': 'guest/run exit %d: %s' % (
                            p.returncode, p.stderr.strip().splitlines()[0][:300]
@@ -343,7 +372,13 @@ def run_ids(work, results, doc, ids, order, tag, variant='ours', obj=OURS_OBJ,
     while todo:
         chunk = todo[:CHUNK]
         n += 1
-        got = guest_round(work, chunk, order, '%s-%d' % (tag, n), variant, exclude)
+        try:
+            got = guest_round(work, chunk, order, '%s-%d' % (tag, n), variant, exclude)
+        except Stopped as e:
+            for r in e.done.values():
+                write_result(results, doc, r)
+            sys.exit('mutate: stopped; kept the %d results the guest had '
+                     'finished: %s' % (len(e.done), ' '.join(e.done) or '-'))
         if not got:
             sys.exit('mutate: giving up: a guest ran none of %s' % ' '.join(chunk))
         for i, r in got.items():
@@ -429,6 +464,9 @@ def main(argv=None):
     ap.add_argument('--debug', action='store_true',
                     help='the survivors through the debug kernel\'s oracle')
     a = ap.parse_args(argv)
+    # SIGTERM (make's, CI's) unwinds like ^C, so that run_ids() keeps the
+    # results of a guest that is stopped midway
+    signal.signal(signal.SIGTERM, lambda sig, frame: sys.exit(128 + sig))
     if a.sample:
         return sample()
     work = os.path.join(BUILD, 'mutate')
