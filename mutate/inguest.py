@@ -128,7 +128,7 @@ def oracles(out_dir, mid, exclude=()):
         'corpus': ([[PY, '-m', 'tdc.tdc', '-J', '2', '-c', 'flower'] + x + ['-f'] + rest],
                    tdc_ok, 3600),
         # the debug kernel's guest only (mutate.run --debug)
-        'debug': ([[PY, 'mutate/leakcheck.py']], last_line_ok, 900),
+        'debug': ([[PY, '-m', 'mutate.leakcheck']], last_line_ok, 900),
     }
 
 

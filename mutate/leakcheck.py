@@ -1,9 +1,13 @@
 #!/usr/bin/python3
 """The `debug` oracle's workload (mutate/README.md), in a guest of the debug
 kernel with the mutant loaded: filters added, replaced and deleted over
-several masks, prios and a chain template, instances destroyed, then a
-kmemleak scan.  KASAN, lockdep and the other checks of that kernel watch
-the same requests (a splat fails the oracle: mutate/inguest.py).
+several masks, prios and a chain template, instances destroyed; adds
+whose allocations fail one after another (failslab's fail-nth), so that
+every error path of a request runs; then a kmemleak scan.  KASAN, lockdep
+and the other checks of that kernel watch the same requests (a splat
+fails the oracle: mutate/inguest.py).
+
+usage: python3 -m mutate.leakcheck   (from the repository root)
 
 Exit 0 and "leakcheck: 0 unreferenced objects" when kmemleak finds none;
 exit 1 with the count and the first report when it does, or when a
@@ -14,6 +18,11 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.dont_write_bytecode = True
+from stress.lifecycle import (FAILSLAB, Injector, fs_set, ifindex,  # noqa: E402
+                              new_msg)
+from stress.nlsock import NLM_F_CREATE, NLM_F_EXCL  # noqa: E402
 
 KMEMLEAK = '/sys/kernel/debug/kmemleak'
 DEV = 'lk0'
@@ -62,6 +71,42 @@ def one_round(r):
     sh('tc qdisc del dev %s ingress' % DEV)
 
 
+def faulted_adds(max_nth=200):
+    """Two adds, each sent again and again with its n-th allocation failed
+    (n = 1, 2, ... until none is left): a filter whose mask is new to a
+    prio that has filters, and the first filter of a new prio.  Either may
+    be refused or acknowledged; what it took on a failed path must be
+    freed (fl_change()'s error paths make and free a new mask's table).
+    Returns the number of faults injected."""
+    sh('tc qdisc add dev %s ingress' % DEV)
+    sh('tc filter add dev %s ingress protocol ip prio 1 handle 1 flower '
+       'dst_ip 10.0.0.1 action drop' % DEV)
+    idx, inj, injected = ifindex(DEV), Injector(), 0
+    for prio in (1, 2):
+        for n in range(1, max_nth + 1):
+            _err, _lost, hit = inj.nth_request(new_msg(
+                idx, prio, 7, None, NLM_F_CREATE | NLM_F_EXCL,
+                src=[10, 9, 0, 7]), n)
+            # acknowledged, or its reply lost: the filter may be there
+            subprocess.run('tc filter del dev %s ingress protocol ip prio %d '
+                           'handle 7 flower' % (DEV, prio), shell=True,
+                           capture_output=True)
+            if not hit:
+                break
+            injected += 1
+    sh('tc qdisc del dev %s ingress' % DEV)
+    return injected
+
+
+def failslab_on():
+    """fail-nth faults for this thread only, on any GFP_KERNEL slab
+    allocation, without stack dumps on the console."""
+    for name, value in (('verbose', 0), ('ignore-gfp-wait', 'N'),
+                        ('task-filter', 'Y'), ('probability', 100),
+                        ('interval', 1), ('times', 0), ('space', 0)):
+        fs_set(name, value)
+
+
 def scan():
     """Unreferenced objects now; kmemleak ignores objects younger than 5 s
     and reports a leak after two scans that find no reference."""
@@ -82,6 +127,14 @@ def main():
     sh('ip link set %s up' % DEV)
     for r in range(ROUNDS):
         one_round(r)
+    if not os.path.isdir(FAILSLAB):
+        sys.exit('leakcheck: no %s: run on the debug kernel' % FAILSLAB)
+    failslab_on()
+    faults = faulted_adds()
+    if not faults:
+        sys.exit('leakcheck: failslab injected no fault: the error paths '
+                 'did not run')
+    print('leakcheck: %d faults injected' % faults)
     sh('ip link del %s' % DEV)
     text = scan()
     leaks = text.count('unreferenced object')

@@ -417,18 +417,26 @@ def sample():
     return 1 if failed else 0
 
 
+def debug_workload():
+    """sha256 of the debug oracle's workload: a survivor runs it again
+    when it changes (a new part may reach what the old one did not)."""
+    return corpus_digest(['mutate/leakcheck.py'])
+
+
 def needs_debug(r):
     """A survivor of every oracle of the normal kernel that the debug
-    kernel has not seen yet."""
+    kernel has not seen yet, or has seen with another workload."""
     return (r['verdict'] == 'survived' and not report.partial(r) and
-            not any(o['name'] == 'debug' for o in r['oracles']))
+            not any(o['name'] == 'debug' and o.get('workload') == debug_workload()
+                    for o in r['oracles']))
 
 
 def debug_pass(work, results, doc):
     """--debug: the survivors (and m0000, ahead of them) built against the
     debug kernel and run through the `debug` oracle in its guest; the
-    outcome is added to each one's result (a kill there is by "debug",
-    or by crash/insmod/rmmod as on the normal kernel)."""
+    outcome is added to each one's result, stamped with the workload's
+    digest (a kill there is by "debug", or by crash/insmod/rmmod as on
+    the normal kernel)."""
     have = {}
     for f in sorted(os.listdir(results)):
         with open(os.path.join(results, f)) as fh:
@@ -441,10 +449,15 @@ def debug_pass(work, results, doc):
         return 0
     got = run_ids(os.path.join(work, 'debug'), os.path.join(work, 'debug', 'results'),
                   doc, ids, 'debug', 'debug', 'debug', DEBUG_OBJ)
+    workload = debug_workload()
     for i, extra in got.items():
         r = have[i]
-        r['oracles'] += extra['oracles'] or [{'name': 'debug', 'ok': False,
-                                             'why': extra.get('why')}]
+        ran = extra['oracles'] or [{'name': 'debug', 'ok': False,
+                                    'why': extra.get('why')}]
+        for o in ran:
+            o['workload'] = workload
+        # an older workload's run is replaced, not kept beside
+        r['oracles'] = [o for o in r['oracles'] if o['name'] != 'debug'] + ran
         if extra['verdict'] != 'survived':
             r.update(verdict='killed', killer=extra['killer'] or 'debug',
                      why='debug kernel: %s' % extra.get('why'))
