@@ -39,6 +39,7 @@ SO_RCVBUFFORCE = 33
 
 RTM_NEWTFILTER, RTM_DELTFILTER, RTM_GETTFILTER = 44, 45, 46
 RTM_GETACTION = 50
+RTM_NEWCHAIN = 100                      # a chain, with a template if TCA_KIND
 TCA_KIND, TCA_OPTIONS, TCA_CHAIN = 1, 2, 11
 
 # include/uapi/linux/pkt_sched.h

@@ -14,15 +14,21 @@ exit 1 with the count and the first report when it does, or when a
 request the unmutated module takes fails.
 """
 import os
+import struct
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.dont_write_bytecode = True
-from stress.lifecycle import (FAILSLAB, Injector, fs_set, ifindex,  # noqa: E402
-                              new_msg)
-from stress.nlsock import NLM_F_CREATE, NLM_F_EXCL  # noqa: E402
+from flower.nl import RTM_NEWCHAIN, TC_H_INGRESS  # noqa: E402
+from flower.uapi import number  # noqa: E402
+from stress.lifecycle import (FAILSLAB, RAW, Injector, fs_set,  # noqa: E402
+                              ifindex, new_msg)
+from stress.nlsock import (NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL,  # noqa: E402
+                           NLM_F_REQUEST, encode)
+
+ETH_P_IP = 0x0800
 
 KMEMLEAK = '/sys/kernel/debug/kmemleak'
 DEV = 'lk0'
@@ -72,25 +78,31 @@ def one_round(r):
 
 
 def faulted_adds(max_nth=200):
-    """Two adds, each sent again and again with its n-th allocation failed
-    (n = 1, 2, ... until none is left): a filter whose mask is new to a
-    prio that has filters, and the first filter of a new prio.  Either may
-    be refused or acknowledged; what it took on a failed path must be
-    freed (fl_change()'s error paths make and free a new mask's table).
-    Returns the number of faults injected."""
+    """Three requests, each sent again and again with its n-th allocation
+    failed (n = 1, 2, ... until none is left): a filter whose mask is new
+    to a prio that has filters, the first filter of a new prio, and a
+    chain template.  Each may be refused or acknowledged; what it took on
+    a failed path must be freed (fl_change() makes and frees a new mask's
+    table) and nothing may touch what it did not get (fl_tmplt_create()
+    allocates two buffers).  Returns the number of faults injected."""
     sh('tc qdisc add dev %s ingress' % DEV)
     sh('tc filter add dev %s ingress protocol ip prio 1 handle 1 flower '
        'dst_ip 10.0.0.1 action drop' % DEV)
     idx, inj, injected = ifindex(DEV), Injector(), 0
-    for prio in (1, 2):
+    f = 'tc filter del dev %s ingress protocol ip prio %%d handle 7 flower' % DEV
+    requests = [(new_msg(idx, prio, 7, None, NLM_F_CREATE | NLM_F_EXCL,
+                         src=[10, 9, 0, 7]), f % prio) for prio in (1, 2)]
+    requests.append((encode(
+        RTM_NEWCHAIN, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL,
+        idx, 0, TC_H_INGRESS, 0, ETH_P_IP, chain=5, raw_numbers=RAW,
+        options=[['RAW_%d' % number('KEY_ETH_TYPE'), struct.pack('>H', ETH_P_IP)],
+                 ['RAW_%d' % number('KEY_IPV4_DST_MASK'), bytes([255, 255, 0, 0])]]),
+        'tc chain del dev %s ingress chain 5' % DEV))
+    for data, undo in requests:
         for n in range(1, max_nth + 1):
-            _err, _lost, hit = inj.nth_request(new_msg(
-                idx, prio, 7, None, NLM_F_CREATE | NLM_F_EXCL,
-                src=[10, 9, 0, 7]), n)
-            # acknowledged, or its reply lost: the filter may be there
-            subprocess.run('tc filter del dev %s ingress protocol ip prio %d '
-                           'handle 7 flower' % (DEV, prio), shell=True,
-                           capture_output=True)
+            _err, _lost, hit = inj.nth_request(data, n)
+            # acknowledged, or its reply lost: what it adds may be there
+            subprocess.run(undo, shell=True, capture_output=True)
             if not hit:
                 break
             injected += 1
