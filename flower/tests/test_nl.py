@@ -23,6 +23,25 @@ def pkt_sched_h():
     raise unittest.SkipTest('no pkt_sched.h')
 
 
+def rtm_numbers():
+    """{RTM_name: number} of rtnetlink.h's message type enum (members
+    without "= N" count on from the one before)."""
+    for path in (os.path.join(REPO, 'build/src/pristine/include/uapi/linux/'
+                              'rtnetlink.h'),
+                 '/usr/include/linux/rtnetlink.h'):
+        if os.path.exists(path):
+            with open(path) as f:
+                text = f.read()
+            break
+    else:
+        raise unittest.SkipTest('no rtnetlink.h')
+    numbers, n = {}, None
+    for name, value in re.findall(r'^\t(RTM_\w+)\s*(?:=\s*(\d+))?,', text, re.M):
+        n = int(value) if value else n + 1
+        numbers[name] = n
+    return numbers
+
+
 def tc_parent(name):
     """The tcm_parent iproute2's tc_filter.c sends for `tc filter add dev
     D ingress|egress|root`: TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS or
@@ -40,6 +59,14 @@ def tc_parent(name):
 def clsact_find(parent):
     """sch_ingress.c clsact_find(): only its two minor classes exist."""
     return (parent & 0xFFFF) in (0xFFF2, 0xFFF3)
+
+
+class TestMessageTypes(unittest.TestCase):
+    def test_as_rtnetlink_h_numbers_them(self):
+        got = rtm_numbers()
+        for name in ('RTM_NEWTFILTER', 'RTM_DELTFILTER', 'RTM_GETTFILTER',
+                     'RTM_GETACTION', 'RTM_NEWCHAIN'):
+            self.assertEqual(getattr(nl, name), got[name], name)
 
 
 class TestParents(unittest.TestCase):
