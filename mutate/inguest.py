@@ -89,10 +89,15 @@ def difftest_ok(rc, out, ref_path, got_path):
         len(b['filters']) for b in ref['batches'])
 
 
-def last_line_ok(rc, out):
-    lines = out.strip().splitlines()
-    return rc == 0, lines[-1] if rc == 0 and lines else \
-        'exit %d: %s' % (rc, ' '.join(lines[:2])[:300])
+def debug_ok(rc, out):
+    """leakcheck.py found no leak, then the packet cases passed; rc and
+    out are those of the last command run (run_oracle stops at the first
+    that fails)."""
+    leak = re.findall(r'^leakcheck: .*$', out, re.M)
+    if not leak or leak[-1] != 'leakcheck: 0 unreferenced objects':
+        return False, (leak or ['exit %d: %s' % (rc, out.strip()[-300:])])[-1]
+    ok, why = tdc_ok(rc, out)
+    return ok, '%s; packets (stack pattern-filled): %s' % (leak[-1], why)
 
 
 def case_files():
@@ -127,8 +132,11 @@ def oracles(out_dir, mid, exclude=()):
                       selftests_ok, 900),
         'corpus': ([[PY, '-m', 'tdc.tdc', '-J', '2', '-c', 'flower'] + x + ['-f'] + rest],
                    tdc_ok, 3600),
-        # the debug kernel's guest only (mutate.run --debug)
-        'debug': ([[PY, '-m', 'mutate.leakcheck']], last_line_ok, 900),
+        # the debug kernel's guest only (mutate.run --debug): leaks and
+        # error paths, then the packets with the stack pattern-filled
+        'debug': ([[PY, '-m', 'mutate.leakcheck'],
+                   [PY, '-m', 'tdc.tdc', '-J', '2'] + x + ['-f'] + packets],
+                  debug_ok, 2400),
     }
 
 
@@ -148,7 +156,7 @@ def srcversion():
 # A line that already says the oracle failed: the rest of its run is not
 # needed (a failing tdc case may wait for its timeouts), so it is stopped
 # there and what it left behind is cleaned up (cleanup()).
-FAIL_LINE = {'packets': r'^not ok ', 'corpus': r'^not ok ',
+FAIL_LINE = {'packets': r'^not ok ', 'corpus': r'^not ok ', 'debug': r'^not ok ',
              'selftests': r'^TEST: .*\[\s*(FAIL|SKIP)\s*\]'}
 
 

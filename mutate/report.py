@@ -106,10 +106,11 @@ def render(plan, got, other, equivalent, analysis, notes=''):
          'first: %s; the first failure kills it.  A mutant that does not compile is'
          % ', '.join('`%s`' % o for o in ORACLES),
          'stillborn (not counted as killed).  A mutant that survives them all is',
-         'built once more against the debug kernel and run in its guest through',
-         'the `debug` oracle (`make mutate-debug`: a workload watched by KASAN,',
-         'lockdep and a kmemleak scan).  Equivalent mutants are named, with the',
-         'reason, by hand in `mutate/equivalent.json`.',
+         'built once more against the debug kernel, its stack variables',
+         'pattern-filled, and run in its guest through the `debug` oracle (`make',
+         'mutate-debug`: a workload with failslab, watched by KASAN, lockdep and a',
+         'kmemleak scan, then the packet cases).  Equivalent mutants are named,',
+         'with the reason, by hand in `mutate/equivalent.json`.',
          '']
     w.append('**%d of the %d planned mutants have run**%s.' % (
         s['ran'], s['planned'],

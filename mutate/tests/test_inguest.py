@@ -17,6 +17,19 @@ class TestJudges(unittest.TestCase):
         self.assertFalse(inguest.tdc_ok(0, 'Traceback ...\n')[0])
         self.assertFalse(inguest.tdc_ok(0, '0 passed, 0 failed, 0 skipped\n')[0])
 
+    def test_debug(self):
+        # leakcheck.py, then tdc.py on the packet cases: both must pass
+        clean = 'leakcheck: 75 faults injected\nleakcheck: 0 unreferenced objects\n'
+        tdc = 'ok 1 - a\n145 passed, 0 failed, 0 skipped\n'
+        self.assertTrue(inguest.debug_ok(0, clean + tdc)[0])
+        # m0306 on a pattern-filled stack: the leaks are fine, 14 cases fail
+        self.assertFalse(inguest.debug_ok(1, clean + '131 passed, 14 failed, 0 skipped\n')[0])
+        ok, why = inguest.debug_ok(1, 'leakcheck: 3 unreferenced objects\nunreferenced object 0xff\n')
+        self.assertEqual((ok, why), (False, 'leakcheck: 3 unreferenced objects'))
+        self.assertFalse(inguest.debug_ok(1, 'Traceback ...\n')[0])
+        # leakcheck alone (the packet cases never ran) is not a pass
+        self.assertFalse(inguest.debug_ok(0, clean)[0])
+
     def test_selftests(self):
         ok = 'TEST: dst_mac match (skip_hw)          [ OK ]\n'
         self.assertTrue(inguest.selftests_ok(0, ok * 3)[0])
