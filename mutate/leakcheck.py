@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The `debug` oracle's workload (mutate/README.md), in a guest of the debug
 kernel with the mutant loaded: filters added, replaced and deleted over
-several masks, prios and a chain template, instances destroyed; adds
+several masks, prios and a chain template, instances destroyed; requests
 whose allocations fail one after another (failslab's fail-nth), so that
 every error path of a request runs; then a kmemleak scan.  KASAN, lockdep
 and the other checks of that kernel watch the same requests (a splat
@@ -23,8 +23,8 @@ import time
 sys.dont_write_bytecode = True
 from flower.nl import RTM_NEWCHAIN, TC_H_INGRESS  # noqa: E402
 from flower.uapi import number  # noqa: E402
-from stress.lifecycle import (FAILSLAB, RAW, Injector, fs_set,  # noqa: E402
-                              ifindex, new_msg)
+from stress.lifecycle import (FAILSLAB, RAW, Injector,  # noqa: E402
+                              failslab_for_marked_tasks, ifindex, new_msg)
 from stress.nlsock import (NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL,  # noqa: E402
                            NLM_F_REQUEST, encode)
 
@@ -77,7 +77,7 @@ def one_round(r):
     sh('tc qdisc del dev %s ingress' % DEV)
 
 
-def faulted_adds(max_nth=200):
+def faulted_requests(max_nth=200):
     """Three requests, each sent again and again with its n-th allocation
     failed (n = 1, 2, ... until none is left): a filter whose mask is new
     to a prio that has filters, the first filter of a new prio, and a
@@ -110,15 +110,6 @@ def faulted_adds(max_nth=200):
     return injected
 
 
-def failslab_on():
-    """fail-nth faults for this thread only, on any GFP_KERNEL slab
-    allocation, without stack dumps on the console."""
-    for name, value in (('verbose', 0), ('ignore-gfp-wait', 'N'),
-                        ('task-filter', 'Y'), ('probability', 100),
-                        ('interval', 1), ('times', 0), ('space', 0)):
-        fs_set(name, value)
-
-
 def scan():
     """Unreferenced objects now; kmemleak ignores objects younger than 5 s
     and reports a leak after two scans that find no reference."""
@@ -141,8 +132,8 @@ def main():
         one_round(r)
     if not os.path.isdir(FAILSLAB):
         sys.exit('leakcheck: no %s: run on the debug kernel' % FAILSLAB)
-    failslab_on()
-    faults = faulted_adds()
+    failslab_for_marked_tasks()
+    faults = faulted_requests()
     if not faults:
         sys.exit('leakcheck: failslab injected no fault: the error paths '
                  'did not run')

@@ -246,6 +246,18 @@ def fs_get(name):
         return f.read().strip()
 
 
+def failslab_for_marked_tasks():
+    """Every slab allocation of a task that asks for a fault (fail-nth,
+    or make-it-fail with a times/space budget) fails; no other task's."""
+    fs_set('verbose', 0)             # no stack dumps on the console
+    fs_set('ignore-gfp-wait', 'N')   # GFP_KERNEL allocations may fail too
+    fs_set('task-filter', 'Y')
+    fs_set('probability', 100)
+    fs_set('interval', 1)
+    fs_set('times', 0)
+    fs_set('space', 0)
+
+
 A_ETH_TYPE, A_IPV4_DST, A_IPV4_DST_MASK, A_IPV4_SRC = (
     uapi.number(n) for n in ('KEY_ETH_TYPE', 'KEY_IPV4_DST',
                                      'KEY_IPV4_DST_MASK', 'KEY_IPV4_SRC'))
@@ -563,13 +575,7 @@ def part_failslab(res, nl, space_runs, seed, max_nth):
     caches = cache_filter()
     if caches and not caches[0]:
         caches = None               # no cache filter: every cache may fail
-    fs_set('verbose', 0)             # no stack dumps on the console
-    fs_set('ignore-gfp-wait', 'N')   # GFP_KERNEL allocations may fail too
-    fs_set('task-filter', 'Y')
-    fs_set('probability', 100)
-    fs_set('interval', 1)
-    fs_set('times', 0)
-    fs_set('space', 0)
+    failslab_for_marked_tasks()
     fsl = Failslab(res, nl)
     rng = random.Random(seed)
     t0 = time.monotonic()
