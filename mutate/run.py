@@ -443,11 +443,12 @@ def debug_workload():
                            DEBUG_CFLAGS).encode()).hexdigest()
 
 
-def needs_debug(r):
+def needs_debug(r, workload):
     """A survivor of every oracle of the normal kernel that the debug
-    kernel has not seen yet, or has seen with another workload."""
+    kernel has not seen yet, or has seen with a workload other than this
+    one (debug_workload())."""
     return (r['verdict'] == 'survived' and not report.partial(r) and
-            not any(o['name'] == 'debug' and o.get('workload') == debug_workload()
+            not any(o['name'] == 'debug' and o.get('workload') == workload
                     for o in r['oracles']))
 
 
@@ -457,14 +458,17 @@ def debug_pass(work, results, doc):
     outcome is added to each one's result, stamped with the workload's
     digest (a kill there is by "debug", or by crash/insmod/rmmod as on
     the normal kernel)."""
+    # once, before the run: the survivors are picked and stamped by the
+    # workload they ran, not by what the files hold when the pass ends
+    workload = debug_workload()
     have = {}
     for f in sorted(os.listdir(results)):
         with open(os.path.join(results, f)) as fh:
             r = json.load(fh)
-        if r.get('commit') == doc['commit'] and needs_debug(r):
+        if r.get('commit') == doc['commit'] and needs_debug(r, workload):
             have[r['id']] = r
     # argued equivalent by hand: a run there could only confirm it, and a
-    # debug run costs about ten minutes
+    # debug run costs 5-8 minutes
     equivalent = sorted(set(have) & set(report.load_notes(
         os.path.join(REPO, 'mutate/equivalent.json'), doc['commit'])))
     ids = sorted((i for i in have if i not in equivalent),
@@ -476,7 +480,6 @@ def debug_pass(work, results, doc):
     got = run_ids(os.path.join(work, 'debug'), os.path.join(work, 'debug', 'results'),
                   doc, ids, 'debug', 'debug', 'debug', DEBUG_OBJ,
                   exclude=baseline(work, doc))
-    workload = debug_workload()
     for i, extra in got.items():
         r = have[i]
         ran = extra['oracles'] or [{'name': 'debug', 'ok': False,

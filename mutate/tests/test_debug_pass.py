@@ -7,6 +7,8 @@ from unittest import mock
 
 from mutate import run
 
+WORKLOAD = 'a' * 64     # the digest debug_pass() computed once
+
 
 def result(verdict='survived', order=None, oracles=(), workload=None):
     return {'id': 'm0001', 'verdict': verdict,
@@ -17,26 +19,25 @@ def result(verdict='survived', order=None, oracles=(), workload=None):
 
 class TestNeedsDebug(unittest.TestCase):
     def test_a_survivor_of_every_oracle(self):
-        self.assertTrue(run.needs_debug(result(oracles=run.ORACLES.split(','))))
+        self.assertTrue(run.needs_debug(result(oracles=run.ORACLES.split(',')), WORKLOAD))
 
     def test_not_a_partial_one(self):
         # passed a shortened run only: the normal kernel's oracles first
-        self.assertFalse(run.needs_debug(result(order=['difftest'])))
+        self.assertFalse(run.needs_debug(result(order=['difftest']), WORKLOAD))
 
     def test_not_killed_ones(self):
-        self.assertFalse(run.needs_debug(result('killed')))
-        self.assertFalse(run.needs_debug(result('stillborn')))
+        self.assertFalse(run.needs_debug(result('killed'), WORKLOAD))
+        self.assertFalse(run.needs_debug(result('stillborn'), WORKLOAD))
 
     def test_only_once(self):
         self.assertFalse(run.needs_debug(result(
-            oracles=run.ORACLES.split(',') + ['debug'],
-            workload=run.debug_workload())))
+            oracles=run.ORACLES.split(',') + ['debug'], workload=WORKLOAD), WORKLOAD))
 
     def test_again_when_the_workload_changed(self):
         # session 11 added failslab to leakcheck.py: m0378 dies there only
         for old in (None, '0' * 64):
             self.assertTrue(run.needs_debug(result(
-                oracles=run.ORACLES.split(',') + ['debug'], workload=old)))
+                oracles=run.ORACLES.split(',') + ['debug'], workload=old), WORKLOAD))
 
 
 class TestDebugPass(unittest.TestCase):
