@@ -78,6 +78,9 @@ UNSUPPORTED_MSGS = ('Unsupported flower attribute',
 RANGE_MSGS = ('VLAN id must be below', 'VLAN priority must be below',
               'TCP flags mask has bits above 0xfff')
 STACKED_MSGS = ('Stacked VLAN tags are not supported',)
+# skip_sw where a device of the block cannot offload: cls_api refuses it
+# on both kernels before any driver is asked; only ours says why
+SKIP_SW_MSG = 'skip_sw filter not taken: a device of the block cannot offload'
 # requests both kernels refuse, in other words (or stock accepts and
 # ignores): malformed attributes, keys without their prerequisite, flag
 # and ct_state sets no packet has
@@ -85,7 +88,7 @@ REFUSED_INPUT_MSGS = (
     'Unknown flower attribute type', 'Flower attribute has a wrong length',
     'Mask given without its key') + PREREQ_MSGS + (
     'VLAN id must be below', 'VLAN priority must', 'Stacked VLAN',
-    'Invalid flower flags', 'skip_sw needs hardware offload',
+    'Invalid flower flags', SKIP_SW_MSG,
     "differs from the filter's protocol",
     'tunnel addresses cannot be combined',
     'ct_state flags other than trk need', 'ct_state +new excludes',

@@ -90,14 +90,14 @@ for _t in NESTED | set(MAX_LEN):
     ATTR_LEN[_t] = VAR
 # cls_flower's fl_unsupported_msg[]: refused by name
 UNSUPPORTED = [A[n] for n in A if n.startswith(
-    ('KEY_HASH', 'KEY_PORT_', 'IN_HW_COUNT'))]
+    ('KEY_HASH', 'KEY_PORT_'))]
 # The netlink policy's length errors: byte strings have a length range
 # (FL_EXACT_LEN: MAC and IPv6 addresses, the tunnel's ones included)
 BINARY_LENGTHS = (6, 16)
 
 T_CLASSID, T_INDEV, T_ACT, T_FLAGS = (A['CLASSID'], A['INDEV'], A['ACT'],
                                       A['FLAGS'])
-T_IN_HW_COUNT = A['IN_HW_COUNT']          # dumped (0), refused in a request
+T_IN_HW_COUNT = A['IN_HW_COUNT']          # dumped; ignored in a request
 T_ETH_TYPE, T_VLAN_ID = A['KEY_ETH_TYPE'], A['KEY_VLAN_ID']
 T_VLAN_PRIO, T_VLAN_ETH_TYPE = A['KEY_VLAN_PRIO'], A['KEY_VLAN_ETH_TYPE']
 T_ENC_OPTS, T_ENC_OPTS_MASK = A['KEY_ENC_OPTS'], A['KEY_ENC_OPTS_MASK']

@@ -8,6 +8,7 @@ import errno
 import struct
 
 from flower import uapi
+from flower.needs import SKIP_SW_MSG
 from stress.nlsock import NLM_F_CREATE, NLM_F_EXCL, walk_attrs
 
 from stress.flowerfuzz.attrs import (A, ATTR_LEN, BINARY_LENGTHS, CT_FLAGS,
@@ -98,10 +99,6 @@ class Model:
             ok = not (flags & ~(1 | 2 | 16)) and (flags & 3) != 3
             if not ok:
                 raise Err(errno.EINVAL, 'Invalid flower flags')
-            if flags & 2:
-                raise Err(errno.EINVAL, 'skip_sw needs hardware offload, '
-                                        'which this flower classifier does '
-                                        'not provide')
         key, mask = new_key(), new_key()
 
         if T_INDEV in tb:
@@ -427,6 +424,10 @@ class Model:
             raise Err(errno.EEXIST, 'Filter already exists')
 
         f = self.fl_parse(op.attrs, op.tail_bad, tp.proto)
+        # skip_sw: offered to drivers first (fl_insert_hw()), and no
+        # driver offloads the fuzzer's devices
+        if f.flags & 2:
+            raise Err(errno.EOPNOTSUPP, SKIP_SW_MSG)
         # any mask: a new one joins the prio's list (the youngest); the
         # masked key must be unique within its mask (a replace may keep
         # its own, or move the filter to another mask)

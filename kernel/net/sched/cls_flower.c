@@ -39,6 +39,23 @@
  * initialisation before the pointer on every CPU ordering (the reader's
  * rcu_dereference_bh() is an address dependency).  A filter, mask, set
  * or instance that is taken away is freed after an RCU grace period.
+ *
+ * Offload: drivers bound to the block are given each filter that is not
+ * skip_hw as a flow_cls_offload rule, as the tree's other classifiers
+ * give theirs: the key and mask of the filter's mask, with a dissector of
+ * that mask's keys alone (fl_hw_dissector_init(), never the union that
+ * classify uses).  The calls into cls_api (tc_setup_cb_*()) take
+ * block->cb_lock and, for drivers that want it, RTNL, so they are made
+ * without head->lock.  A filter that is also in software enters its table
+ * first and is offered to drivers after: a delete that ran in between has
+ * taken nothing from them, so fl_insert_sw() takes the rule back.  A
+ * skip_sw filter is offered first, and joins the instance only if a
+ * driver took it, so that a refusal leaves a filter it was to replace in
+ * place; that path holds RTNL, which fl_reoffload() holds too.  Filters
+ * offered to drivers are on head->hw_filters (under tp->lock, changed from
+ * within tc_setup_cb_add() and tc_setup_cb_destroy() under block->cb_lock),
+ * which fl_reoffload() plays back to a driver that joins the block.  A
+ * filter's flags and in_hw_count are cls_api's to change, under tp->lock.
  */
 
 #include <linux/kernel.h>
@@ -77,7 +94,7 @@
  * address filter dearer by as much: no order suits every filter.)
  */
 struct fl_flow_key {
-	int indev_ifindex;
+	struct flow_dissector_key_meta meta;	/* ingress_ifindex only */
 	struct flow_dissector_key_control control;
 	struct flow_dissector_key_basic basic;
 	struct flow_dissector_key_eth_addrs eth;
@@ -152,6 +169,7 @@ struct cls_fl_head {
 	struct mutex lock;		/* for changes; see the top */
 	struct fl_masks __rcu *masks;	/* NULL while there is no mask */
 	struct idr handle_idr;		/* handle -> filter */
+	struct list_head hw_filters;	/* offered to drivers; tp->lock */
 	struct rcu_work rwork;
 };
 
@@ -164,7 +182,9 @@ struct cls_fl_filter {
 	struct tcf_exts exts;
 	struct tcf_result res;
 	u32 handle;
-	u32 flags;
+	u32 flags;			/* TCA_CLS_FLAGS_*; IN_HW: tp->lock */
+	unsigned int in_hw_count;	/* drivers that took it; tp->lock */
+	struct list_head hw_list;	/* in head->hw_filters */
 	refcount_t refs;		/* the instance's, fl_get()'s, ... */
 	bool deleted;			/* out of the IDR; under head->lock */
 	struct rcu_work rwork;
@@ -174,6 +194,8 @@ struct cls_fl_filter {
 struct fl_tmplt {
 	struct fl_flow_key key;
 	struct fl_flow_key mask;
+	struct tcf_chain *chain;
+	struct flow_dissector dissector;	/* for drivers */
 };
 
 /* What the filter's protocol and ip_proto must be for a key to apply */
@@ -298,10 +320,9 @@ static const struct fl_key_desc fl_keys[] = {
  * -EOPNOTSUPP and named, never ignored, since ignoring a key would match
  * more traffic than was asked for.  Port ranges do not fit one hash
  * lookup; the hash key would need the flow hash computed for every
- * packet; and there is no hardware to count.
+ * packet.
  */
 static const char * const fl_unsupported_msg[TCA_FLOWER_MAX + 1] = {
-	FL_UNSUPPORTED(TCA_FLOWER_IN_HW_COUNT),
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_PORT_SRC_MIN),
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_PORT_SRC_MAX),
 	FL_UNSUPPORTED(TCA_FLOWER_KEY_PORT_DST_MIN),
@@ -325,6 +346,8 @@ static const struct nla_policy fl_policy[TCA_FLOWER_MAX + 1] = {
 	[TCA_FLOWER_INDEV]		= { .type = NLA_STRING },
 	[TCA_FLOWER_ACT]		= { .type = NLA_NESTED },
 	[TCA_FLOWER_FLAGS]		= { .type = NLA_U32 },
+	/* what a dump says; a request's is ignored, as it always was */
+	[TCA_FLOWER_IN_HW_COUNT]	= { .type = NLA_U32 },
 	[TCA_FLOWER_KEY_ETH_TYPE]	= { .type = NLA_U16 },
 	[TCA_FLOWER_KEY_ETH_DST]	= FL_EXACT_LEN(eth.dst),
 	[TCA_FLOWER_KEY_ETH_DST_MASK]	= FL_EXACT_LEN(eth.dst),
@@ -631,7 +654,7 @@ static void fl_dissect(struct sk_buff *skb, struct fl_masks *masks,
 	 * variable length is a byte-wise "rep stosb" on x86.
 	 */
 	memset_l((unsigned long *)key, 0, masks->clear_end / sizeof(long));
-	key->indev_ifindex = skb->skb_iif;
+	key->meta.ingress_ifindex = skb->skb_iif;
 	/* Metadata keys: not even a call when no mask uses them */
 	if (masks->tunnel)
 		skb_flow_dissect_tunnel_info(skb, &masks->dissector, key);
@@ -673,7 +696,8 @@ static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 
 		lk.mask = mask;
 		f = rhashtable_lookup_fast(&mask->ht, &lk, fl_lookup_params);
-		if (f) {
+		/* A skip_sw filter is for hardware: the next mask may match */
+		if (f && !tc_skip_sw(f->flags)) {
 			*res = f->res;
 			return tcf_exts_exec(skb, &f->exts, res);
 		}
@@ -691,6 +715,7 @@ static int fl_init(struct tcf_proto *tp)
 
 	mutex_init(&head->lock);
 	idr_init(&head->handle_idr);
+	INIT_LIST_HEAD(&head->hw_filters);
 	rcu_assign_pointer(tp->root, head);
 	return 0;
 }
@@ -778,6 +803,223 @@ static void fl_head_free_work(struct work_struct *work)
 	kfree(head);
 }
 
+/* Whether a driver is given dissector key @dk of a filter: the keys its
+ * mask uses, as the in-tree flower gives them.  The IPv4 and IPv6 members
+ * share memory here: the filter's address type says which one it uses.
+ */
+static bool fl_hw_key_used(const struct fl_flow_key *key,
+			   const struct fl_flow_key *mask,
+			   const struct fl_dissector_key *dk)
+{
+	bool masked = memchr_inv((const u8 *)mask + dk->offset, 0, dk->len);
+
+	switch (dk->id) {
+	case FLOW_DISSECTOR_KEY_CONTROL:
+	case FLOW_DISSECTOR_KEY_BASIC:
+		return true;
+	case FLOW_DISSECTOR_KEY_IPV4_ADDRS:
+	case FLOW_DISSECTOR_KEY_IPV6_ADDRS:
+		return masked && key->control.addr_type == dk->id;
+	case FLOW_DISSECTOR_KEY_ENC_IPV4_ADDRS:
+		return masked && key->enc_control.addr_type ==
+				 FLOW_DISSECTOR_KEY_IPV4_ADDRS;
+	case FLOW_DISSECTOR_KEY_ENC_IPV6_ADDRS:
+		return masked && key->enc_control.addr_type ==
+				 FLOW_DISSECTOR_KEY_IPV6_ADDRS;
+	case FLOW_DISSECTOR_KEY_ENC_CONTROL:
+		/* With a tunnel address only */
+		return memchr_inv(&mask->enc_ipv6, 0, sizeof(mask->enc_ipv6));
+	default:
+		return masked;
+	}
+}
+
+static void fl_hw_dissector_init(struct flow_dissector *dissector,
+				 const struct fl_flow_key *key,
+				 const struct fl_flow_key *mask)
+{
+	struct flow_dissector_key keys[ARRAY_SIZE(fl_dissector_keys) + 1];
+	unsigned int i, cnt = 0;
+
+	if (mask->meta.ingress_ifindex) {
+		keys[cnt].key_id = FLOW_DISSECTOR_KEY_META;
+		keys[cnt++].offset = offsetof(struct fl_flow_key, meta);
+	}
+	for (i = 0; i < ARRAY_SIZE(fl_dissector_keys); i++) {
+		const struct fl_dissector_key *dk = &fl_dissector_keys[i];
+
+		if (!fl_hw_key_used(key, mask, dk))
+			continue;
+		keys[cnt].key_id = dk->id;
+		keys[cnt++].offset = dk->offset;
+	}
+	skb_flow_dissector_init(dissector, keys, cnt);
+}
+
+/* The rule for @f seen through @mask, with @dissector, the caller's, for
+ * the time of one call.  The caller frees cls->rule (fl_hw_rule_free()).
+ */
+static int fl_hw_rule_init(struct flow_cls_offload *cls, struct tcf_proto *tp,
+			   struct cls_fl_filter *f,
+			   const struct fl_flow_key *mask,
+			   struct flow_dissector *dissector,
+			   enum flow_cls_command command,
+			   struct netlink_ext_ack *extack)
+{
+	int err;
+
+	cls->rule = flow_rule_alloc(tcf_exts_num_actions(&f->exts));
+	if (!cls->rule)
+		return -ENOMEM;
+
+	tc_cls_common_offload_init(&cls->common, tp, f->flags, extack);
+	cls->command = command;
+	cls->cookie = (unsigned long)f;
+	cls->classid = f->res.classid;
+	fl_hw_dissector_init(dissector, &f->key, mask);
+	cls->rule->match.dissector = dissector;
+	cls->rule->match.mask = (void *)mask;
+	cls->rule->match.key = &f->mkey;
+
+	err = tc_setup_offload_action(&cls->rule->action, &f->exts,
+				      cls->common.extack);
+	if (err) {
+		kfree(cls->rule);
+		cls->rule = NULL;
+	}
+	return err;
+}
+
+static void fl_hw_rule_free(struct flow_cls_offload *cls)
+{
+	tc_cleanup_offload_action(&cls->rule->action);
+	kfree(cls->rule);
+}
+
+/* Under tp->lock, from within tc_setup_cb_add(): see the top */
+static void fl_hw_list_add(struct tcf_proto *tp, struct cls_fl_filter *f)
+{
+	spin_lock(&tp->lock);
+	list_add(&f->hw_list, &fl_head(tp)->hw_filters);
+	spin_unlock(&tp->lock);
+}
+
+/* Whether no driver is bound to the block, which then stays so until the
+ * caller releases block->cb_lock (a driver binds under it, for writing).
+ */
+static bool fl_hw_unbound(struct tcf_block *block)
+{
+	down_read(&block->cb_lock);
+	if (list_empty(&block->flow_block.cb_list))
+		return true;
+	up_read(&block->cb_lock);
+	return false;
+}
+
+static void fl_hw_destroy_filter(struct tcf_proto *tp, struct cls_fl_filter *f,
+				 bool rtnl_held, struct netlink_ext_ack *extack)
+{
+	struct flow_cls_offload cls = {};
+
+	tc_cls_common_offload_init(&cls.common, tp, f->flags, extack);
+	cls.command = FLOW_CLS_DESTROY;
+	cls.cookie = (unsigned long)f;
+
+	tc_setup_cb_destroy(tp->chain->block, tp, TC_SETUP_CLSFLOWER, &cls,
+			    false, &f->flags, &f->in_hw_count, rtnl_held);
+}
+
+/* Offers @f, seen through @mask, to the block's drivers.  Fails when a
+ * skip_sw filter is not taken; an error of a driver that gives no reason
+ * is reported as the in-tree flower reports it, with the driver's errno.
+ */
+static int fl_hw_replace_filter(struct tcf_proto *tp, struct cls_fl_filter *f,
+				const struct fl_flow_key *mask, bool rtnl_held,
+				struct netlink_ext_ack *extack)
+{
+	struct tcf_block *block = tp->chain->block;
+	bool skip_sw = tc_skip_sw(f->flags);
+	struct flow_dissector dissector;
+	struct flow_cls_offload cls = {};
+	int err;
+
+	/* No driver: what tc_setup_cb_add() would do, without the rule */
+	if (!skip_sw && fl_hw_unbound(block)) {
+		fl_hw_list_add(tp, f);
+		up_read(&block->cb_lock);
+		return 0;
+	}
+
+	err = fl_hw_rule_init(&cls, tp, f, mask, &dissector, FLOW_CLS_REPLACE,
+			      extack);
+	if (err)
+		return skip_sw || err == -ENOMEM ? err : 0;
+
+	err = tc_setup_cb_add(block, tp, TC_SETUP_CLSFLOWER, &cls, skip_sw,
+			      &f->flags, &f->in_hw_count, rtnl_held);
+	fl_hw_rule_free(&cls);
+	if (err) {
+		/* cls_api refuses skip_sw before it asks any driver */
+		if (err == -EOPNOTSUPP && READ_ONCE(block->nooffloaddevcnt))
+			NL_SET_ERR_MSG(extack,
+				       "skip_sw filter not taken: a device of the block cannot offload");
+		fl_hw_destroy_filter(tp, f, rtnl_held, NULL);
+		return err;
+	}
+	if (skip_sw && !tc_in_hw(f->flags)) {
+		fl_hw_destroy_filter(tp, f, rtnl_held, NULL);
+		NL_SET_ERR_MSG(extack,
+			       "skip_sw filter not taken: no driver on the block offloads it");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A filter no driver took is marked so; cls_api sets IN_HW */
+static void fl_hw_flags_update(struct tcf_proto *tp, struct cls_fl_filter *f)
+{
+	spin_lock(&tp->lock);
+	if (!tc_in_hw(f->flags))
+		f->flags |= TCA_CLS_FLAGS_NOT_IN_HW;
+	spin_unlock(&tp->lock);
+	tcf_proto_update_usesw(tp, f->flags);
+}
+
+/* The drivers' counters, added to the actions' */
+static void fl_hw_update_stats(struct tcf_proto *tp, struct cls_fl_filter *f,
+			       bool rtnl_held)
+{
+	struct flow_cls_offload cls = {};
+
+	tc_cls_common_offload_init(&cls.common, tp, f->flags, NULL);
+	cls.command = FLOW_CLS_STATS;
+	cls.cookie = (unsigned long)f;
+	cls.classid = f->res.classid;
+
+	tc_setup_cb_call(tp->chain->block, TC_SETUP_CLSFLOWER, &cls, false,
+			 rtnl_held);
+
+	tcf_exts_hw_stats_update(&f->exts, cls.stats.bytes, cls.stats.pkts,
+				 cls.stats.drops, cls.stats.lastused,
+				 cls.stats.used_hw_stats,
+				 cls.stats.used_hw_stats_valid);
+}
+
+/* A chain template is a hint to drivers: their answers do not matter */
+static void fl_hw_tmplt_init(struct flow_cls_offload *cls,
+			     struct fl_tmplt *tmplt,
+			     enum flow_cls_command command)
+{
+	cls->common.chain_index = tmplt->chain->index;
+	cls->command = command;
+	cls->cookie = (unsigned long)tmplt;
+	if (cls->rule) {
+		cls->rule->match.dissector = &tmplt->dissector;
+		cls->rule->match.mask = &tmplt->mask;
+		cls->rule->match.key = &tmplt->key;
+	}
+}
+
 /* The last reference to the instance is gone: no request runs on it */
 static void fl_destroy(struct tcf_proto *tp, bool rtnl_held,
 		       struct netlink_ext_ack *extack)
@@ -792,6 +1034,8 @@ static void fl_destroy(struct tcf_proto *tp, bool rtnl_held,
 	idr_for_each_entry_ul(&head->handle_idr, f, tmp, handle) {
 		rhashtable_remove_fast(&f->mask->ht, &f->ht_node,
 				       f->mask->ht_params);
+		if (!tc_skip_hw(f->flags))
+			fl_hw_destroy_filter(tp, f, rtnl_held, extack);
 		fl_filter_release(tp, f);
 	}
 	idr_destroy(&head->handle_idr);
@@ -869,11 +1113,6 @@ static int fl_set_flags(struct nlattr **tb, u32 *flags,
 	if (!tc_flags_valid(*flags)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_FLOWER_FLAGS],
 				    "Invalid flower flags");
-		return -EINVAL;
-	}
-	if (tc_skip_sw(*flags)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_FLOWER_FLAGS],
-				    "skip_sw needs hardware offload, which this flower classifier does not provide");
 		return -EINVAL;
 	}
 	return 0;
@@ -999,13 +1238,13 @@ static int fl_set_key_indev(struct net *net, struct nlattr **tb,
 	rcu_read_lock();
 	dev = dev_get_by_name_rcu(net, name);
 	if (dev)
-		key->indev_ifindex = dev->ifindex;
+		key->meta.ingress_ifindex = dev->ifindex;
 	rcu_read_unlock();
 	if (!dev) {
 		NL_SET_ERR_MSG_ATTR(extack, nla, "Network device not found");
 		return -ENODEV;
 	}
-	mask->indev_ifindex = ~0;
+	mask->meta.ingress_ifindex = ~0;
 	return 0;
 }
 
@@ -1793,6 +2032,7 @@ static struct cls_fl_filter *fl_filter_create(struct net *net,
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return ERR_PTR(-ENOBUFS);
+	INIT_LIST_HEAD(&f->hw_list);
 
 	err = tcf_exts_init(&f->exts, net, TCA_FLOWER_ACT, 0);
 	if (err)
@@ -2078,7 +2318,7 @@ static void fl_filter_remove(struct cls_fl_head *head, struct cls_fl_filter *f,
 	if (in_table)
 		rhashtable_remove_fast(&f->mask->ht, &f->ht_node,
 				       f->mask->ht_params);
-	f->deleted = true;
+	WRITE_ONCE(f->deleted, true);	/* fl_hw_next() reads it unlocked */
 	fl_mask_put(head, f->mask);
 }
 
@@ -2160,13 +2400,77 @@ err_mask:
 	return err;
 }
 
+/* Software first, then drivers: see the top */
+static int fl_insert_sw(struct tcf_proto *tp, struct cls_fl_filter *fold,
+			struct cls_fl_filter *fnew, struct fl_flow_mask *mask,
+			u32 handle, bool rtnl_held,
+			struct netlink_ext_ack *extack)
+{
+	struct cls_fl_head *head = fl_head(tp);
+	bool deleted;
+	int err;
+
+	mutex_lock(&head->lock);
+	err = fl_insert(tp, fold, fnew, mask, handle, extack);
+	mutex_unlock(&head->lock);
+	if (err)
+		return err;
+	if (tc_skip_hw(fnew->flags))
+		goto out;
+
+	/* Drivers' errors are not the request's: it is in software */
+	fl_hw_replace_filter(tp, fnew, &fnew->mask->key, rtnl_held, extack);
+	/* A delete that ran meanwhile took the rule from no driver */
+	mutex_lock(&head->lock);
+	deleted = fnew->deleted;
+	mutex_unlock(&head->lock);
+	if (deleted)
+		fl_hw_destroy_filter(tp, fnew, rtnl_held, NULL);
+out:
+	fl_hw_flags_update(tp, fnew);
+	return 0;
+}
+
+/* Drivers first, under RTNL: see the top */
+static int fl_insert_hw(struct tcf_proto *tp, struct cls_fl_filter *fold,
+			struct cls_fl_filter *fnew, struct fl_flow_mask *mask,
+			u32 handle, bool rtnl_held,
+			struct netlink_ext_ack *extack)
+{
+	struct cls_fl_head *head = fl_head(tp);
+	int err;
+
+	if (!rtnl_held)
+		rtnl_lock();
+	/* What fl_insert() makes of the request's mask, or of an equal one */
+	fl_mask_update_range(mask);
+	fl_set_masked_key(&fnew->mkey, &fnew->key, mask);
+	err = fl_hw_replace_filter(tp, fnew, &mask->key, true, extack);
+	if (err) {
+		kfree(mask);
+		goto out;
+	}
+
+	mutex_lock(&head->lock);
+	err = fl_insert(tp, fold, fnew, mask, handle, extack);
+	mutex_unlock(&head->lock);
+	if (err)
+		fl_hw_destroy_filter(tp, fnew, true, NULL);
+	else
+		fl_hw_flags_update(tp, fnew);
+out:
+	if (!rtnl_held)
+		rtnl_unlock();
+	return err;
+}
+
 /* Adds a filter, or replaces @*arg, from already validated attributes */
 static int fl_change_filter(struct net *net, struct tcf_proto *tp,
 			    unsigned long base, u32 handle, struct nlattr **tb,
 			    struct nlattr *rate, void **arg, u32 flags,
 			    struct netlink_ext_ack *extack)
 {
-	struct cls_fl_head *head = fl_head(tp);
+	bool rtnl_held = !(flags & TCA_ACT_FLAGS_NO_RTNL);
 	struct cls_fl_filter *fold = *arg;
 	struct fl_flow_mask *mask;
 	struct cls_fl_filter *fnew;
@@ -2188,20 +2492,24 @@ static int fl_change_filter(struct net *net, struct tcf_proto *tp,
 	}
 
 	err = fl_check_tmplt(tp, mask, extack);
-	if (err) {
+	if (err)
 		kfree(mask);
-	} else {
-		mutex_lock(&head->lock);
-		err = fl_insert(tp, fold, fnew, mask, handle, extack);
-		mutex_unlock(&head->lock);
-	}
+	else if (tc_skip_sw(fnew->flags))
+		err = fl_insert_hw(tp, fold, fnew, mask, handle, rtnl_held,
+				   extack);
+	else
+		err = fl_insert_sw(tp, fold, fnew, mask, handle, rtnl_held,
+				   extack);
 	if (err) {
 		fl_filter_discard(tp, fnew);
 		return err;
 	}
 
-	if (fold)
+	if (fold) {
+		if (!tc_skip_hw(fold->flags))
+			fl_hw_destroy_filter(tp, fold, rtnl_held, NULL);
 		fl_filter_release(tp, fold);
+	}
 	*arg = fnew;
 	return 0;
 }
@@ -2253,8 +2561,11 @@ static int fl_delete(struct tcf_proto *tp, void *arg, bool *last,
 	*last = idr_is_empty(&head->handle_idr);
 	mutex_unlock(&head->lock);
 
-	if (!gone)
+	if (!gone) {
+		if (!tc_skip_hw(f->flags))
+			fl_hw_destroy_filter(tp, f, rtnl_held, extack);
 		fl_filter_release(tp, f);
+	}
 	fl_filter_put(f);
 	if (gone) {
 		NL_SET_ERR_MSG(extack, "Filter was deleted by another request");
@@ -2311,6 +2622,80 @@ static void fl_walk(struct tcf_proto *tp, struct tcf_walker *arg,
 	}
 	rcu_read_unlock();
 	arg->cookie = handle;
+}
+
+/* The next filter offered to drivers after @f (NULL: the first), with a
+ * reference.  @f stays on the list while its caller holds block->cb_lock.
+ */
+static struct cls_fl_filter *fl_hw_next(struct tcf_proto *tp,
+					struct cls_fl_filter *f, bool add)
+{
+	struct cls_fl_head *head = fl_head(tp);
+
+	spin_lock(&tp->lock);
+	f = list_prepare_entry(f, &head->hw_filters, hw_list);
+	list_for_each_entry_continue(f, &head->hw_filters, hw_list) {
+		if (add && READ_ONCE(f->deleted))
+			continue;
+		if (refcount_inc_not_zero(&f->refs)) {
+			spin_unlock(&tp->lock);
+			return f;
+		}
+	}
+	spin_unlock(&tp->lock);
+	return NULL;
+}
+
+/* Under RTNL and block->cb_lock: a driver's callback joins the block
+ * (@add) or leaves it, and is given, or has taken back, every filter
+ * offered to drivers.  A skip_sw filter it cannot take fails the bind.
+ */
+static int fl_reoffload(struct tcf_proto *tp, bool add, flow_setup_cb_t *cb,
+			void *cb_priv, struct netlink_ext_ack *extack)
+{
+	struct tcf_block *block = tp->chain->block;
+	struct cls_fl_filter *f = NULL;
+	int err = 0;
+
+	ASSERT_RTNL();
+	while (!err && (f = fl_hw_next(tp, f, add))) {
+		struct flow_dissector dissector;
+		struct flow_cls_offload cls = {};
+
+		err = fl_hw_rule_init(&cls, tp, f, &f->mask->key, &dissector,
+				      add ? FLOW_CLS_REPLACE : FLOW_CLS_DESTROY,
+				      extack);
+		if (!err) {
+			err = tc_setup_cb_reoffload(block, tp, add, cb,
+						    TC_SETUP_CLSFLOWER, &cls,
+						    cb_priv, &f->flags,
+						    &f->in_hw_count);
+			fl_hw_rule_free(&cls);
+		} else if (err != -ENOMEM && !tc_skip_sw(f->flags)) {
+			err = 0;	/* its actions stay in software */
+		}
+		fl_filter_put(f);
+	}
+	return err;
+}
+
+/* From tc_setup_cb_add(), under block->cb_lock */
+static void fl_hw_add(struct tcf_proto *tp, void *type_data)
+{
+	struct flow_cls_offload *cls = type_data;
+
+	fl_hw_list_add(tp, (struct cls_fl_filter *)cls->cookie);
+}
+
+/* From tc_setup_cb_destroy(), under block->cb_lock */
+static void fl_hw_del(struct tcf_proto *tp, void *type_data)
+{
+	struct flow_cls_offload *cls = type_data;
+	struct cls_fl_filter *f = (struct cls_fl_filter *)cls->cookie;
+
+	spin_lock(&tp->lock);
+	list_del_init(&f->hw_list);
+	spin_unlock(&tp->lock);
 }
 
 static int fl_dump_key_val(struct sk_buff *skb,
@@ -2592,11 +2977,17 @@ static int fl_dump_key(struct sk_buff *skb, struct net *net,
 {
 	int i;
 
-	if (mask->indev_ifindex) {
+	if (mask->meta.ingress_ifindex) {
 		struct net_device *dev;
+		int err = 0;
 
-		dev = __dev_get_by_index(net, key->indev_ifindex);
-		if (dev && nla_put_string(skb, TCA_FLOWER_INDEV, dev->name))
+		/* Requests without RTNL dump too */
+		rcu_read_lock();
+		dev = dev_get_by_index_rcu(net, key->meta.ingress_ifindex);
+		if (dev)
+			err = nla_put_string(skb, TCA_FLOWER_INDEV, dev->name);
+		rcu_read_unlock();
+		if (err)
 			return -EMSGSIZE;
 	}
 
@@ -2612,14 +3003,28 @@ static int fl_dump_key(struct sk_buff *skb, struct net *net,
 	return fl_dump_key_zero_addrs(skb, key, mask);
 }
 
-/* No hardware offload: every filter runs in software only, on no device
- * (the in-tree flower always dumps that count too)
+/* The flags, after the drivers' counters were added to the actions', and
+ * how many drivers hold the filter (not in a terse dump, as in-tree)
  */
-static int fl_dump_flags(struct sk_buff *skb, const struct cls_fl_filter *f)
+static int fl_dump_flags(struct sk_buff *skb, struct tcf_proto *tp,
+			 struct cls_fl_filter *f, bool rtnl_held, bool count)
 {
-	return nla_put_u32(skb, TCA_FLOWER_FLAGS,
-			   f->flags | TCA_CLS_FLAGS_NOT_IN_HW) ?:
-	       nla_put_u32(skb, TCA_FLOWER_IN_HW_COUNT, 0);
+	unsigned int in_hw_count;
+	u32 flags;
+
+	if (!tc_skip_hw(f->flags))
+		fl_hw_update_stats(tp, f, rtnl_held);
+
+	spin_lock(&tp->lock);
+	flags = f->flags;
+	in_hw_count = f->in_hw_count;
+	spin_unlock(&tp->lock);
+
+	if (flags && nla_put_u32(skb, TCA_FLOWER_FLAGS, flags))
+		return -EMSGSIZE;
+	if (count && nla_put_u32(skb, TCA_FLOWER_IN_HW_COUNT, in_hw_count))
+		return -EMSGSIZE;
+	return 0;
 }
 
 static int fl_dump(struct net *net, struct tcf_proto *tp, void *fh,
@@ -2642,7 +3047,8 @@ static int fl_dump(struct net *net, struct tcf_proto *tp, void *fh,
 		goto nla_put_failure;
 
 	if (fl_dump_key(skb, net, &f->key, &f->mask->key) ||
-	    fl_dump_flags(skb, f) || tcf_exts_dump(skb, &f->exts))
+	    fl_dump_flags(skb, tp, f, rtnl_held, true) ||
+	    tcf_exts_dump(skb, &f->exts))
 		goto nla_put_failure;
 
 	nla_nest_end(skb, nest);
@@ -2673,7 +3079,8 @@ static int fl_terse_dump(struct net *net, struct tcf_proto *tp, void *fh,
 	if (!nest)
 		goto nla_put_failure;
 
-	if (fl_dump_flags(skb, f) || tcf_exts_terse_dump(skb, &f->exts))
+	if (fl_dump_flags(skb, tp, f, rtnl_held, false) ||
+	    tcf_exts_terse_dump(skb, &f->exts))
 		goto nla_put_failure;
 
 	nla_nest_end(skb, nest);
@@ -2698,6 +3105,7 @@ static void *fl_tmplt_create(struct net *net, struct tcf_chain *chain,
 			     struct netlink_ext_ack *extack)
 {
 	static const int not_keys[] = { TCA_FLOWER_ACT, TCA_FLOWER_CLASSID };
+	struct flow_cls_offload cls = {};
 	struct fl_tmplt *tmplt;
 	struct nlattr *nla;
 	struct nlattr **tb;
@@ -2731,6 +3139,17 @@ static void *fl_tmplt_create(struct net *net, struct tcf_chain *chain,
 	if (err)
 		goto err_free;
 	kfree(tb);
+
+	tmplt->chain = chain;
+	fl_hw_dissector_init(&tmplt->dissector, &tmplt->key, &tmplt->mask);
+	cls.rule = flow_rule_alloc(0);
+	if (!cls.rule) {
+		kfree(tmplt);
+		return ERR_PTR(-ENOMEM);
+	}
+	fl_hw_tmplt_init(&cls, tmplt, FLOW_CLS_TMPLT_CREATE);
+	tc_setup_cb_call(chain->block, TC_SETUP_CLSFLOWER, &cls, false, true);
+	kfree(cls.rule);
 	return tmplt;
 
 err_free:
@@ -2739,15 +3158,31 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/* Under RTNL, as every chain template operation */
 static void fl_tmplt_destroy(void *tmplt_priv)
 {
-	kfree(tmplt_priv);
+	struct fl_tmplt *tmplt = tmplt_priv;
+	struct flow_cls_offload cls = {};
+
+	fl_hw_tmplt_init(&cls, tmplt, FLOW_CLS_TMPLT_DESTROY);
+	tc_setup_cb_call(tmplt->chain->block, TC_SETUP_CLSFLOWER, &cls, false,
+			 true);
+	kfree(tmplt);
 }
 
-/* No hardware: nothing to offload */
 static void fl_tmplt_reoffload(struct tcf_chain *chain, bool add,
 			       flow_setup_cb_t *cb, void *cb_priv)
 {
+	struct fl_tmplt *tmplt = chain->tmplt_priv;
+	struct flow_cls_offload cls = {};
+
+	cls.rule = flow_rule_alloc(0);
+	if (!cls.rule)
+		return;
+	fl_hw_tmplt_init(&cls, tmplt, add ? FLOW_CLS_TMPLT_CREATE :
+					    FLOW_CLS_TMPLT_DESTROY);
+	cb(TC_SETUP_CLSFLOWER, &cls, cb_priv);
+	kfree(cls.rule);
 }
 
 static int fl_tmplt_dump(struct sk_buff *skb, struct net *net,
@@ -2778,6 +3213,9 @@ static struct tcf_proto_ops cls_fl_ops __read_mostly = {
 	.delete		= fl_delete,
 	.delete_empty	= fl_delete_empty,
 	.walk		= fl_walk,
+	.reoffload	= fl_reoffload,
+	.hw_add		= fl_hw_add,
+	.hw_del		= fl_hw_del,
 	.dump		= fl_dump,
 	.terse_dump	= fl_terse_dump,
 	.bind_class	= fl_bind_class,
