@@ -243,3 +243,4 @@ include $(REPO)/ovs/ovs.mk
 include $(REPO)/guest/i386/walk32.mk
 include $(REPO)/kernel/series.mk
 include $(REPO)/mutate/mutate.mk
+include $(REPO)/offload/offload.mk
