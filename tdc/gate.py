@@ -40,6 +40,7 @@ import collections                  # noqa: E402
 import functools                    # noqa: E402
 import re                           # noqa: E402
 import subprocess                   # noqa: E402
+import time                         # noqa: E402
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(HERE)
@@ -209,13 +210,18 @@ def main(argv):
         return 2
     total = Counts(0, 0, 0)
     verdicts = []
+    gate_start = time.monotonic()
     for stage in STAGES:
         if argv and stage.name not in argv:
             continue
+        start = time.monotonic()
         counts, note = run_stage(stage)
         total = Counts(*(a + b for a, b in zip(total, counts)))
-        verdicts.append('=== {}: {} passed, {} failed, {} skipped ({})'.format(
-            stage.name, counts.passed, counts.failed, counts.skipped, note))
+        verdicts.append('=== {}: {} passed, {} failed, {} skipped ({}; '
+                        '{:.0f} s)'.format(stage.name, counts.passed,
+                                           counts.failed, counts.skipped,
+                                           note, time.monotonic() - start))
+    verdicts.append('=== gate: {:.0f} s'.format(time.monotonic() - gate_start))
     print('\n'.join(verdicts))
     if total.skipped:
         print('gate: {} skipped, counted as failed'.format(total.skipped))

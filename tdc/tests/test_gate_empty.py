@@ -40,7 +40,9 @@ class TestStageThatRanNothing(unittest.TestCase):
         code, lines = self.run_gate([printing('a', '0 passed, 0 failed')])
         self.assertEqual((code, lines[-1]), (1, '0 passed, 1 failed'))
         self.assertIn('=== a: 0 passed, 1 failed, 0 skipped (ran nothing: '
-                      '0 passed, 0 failed (exit 0))', lines)
+                      '0 passed, 0 failed (exit 0); 0 s)', lines)
+        # every stage says how long it took, and so does the gate
+        self.assertRegex(lines[-2], r'^=== gate: \d+ s$')
 
     def test_an_empty_stage_among_others_fails_the_gate(self):
         code, lines = self.run_gate([

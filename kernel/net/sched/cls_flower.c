@@ -803,39 +803,26 @@ static void fl_head_free_work(struct work_struct *work)
 	kfree(head);
 }
 
-/* Whether a driver is given dissector key @dk of a filter: the keys its
- * mask uses, as the in-tree flower gives them.  The IPv4 and IPv6 members
- * share memory here: the filter's address type says which one it uses.
+/* Whether a driver is given dissector key @dk of a mask, as the in-tree
+ * flower gives them: the keys the mask looks at.  As there, the IPv4 and
+ * IPv6 members share memory, so an address mask names both (drivers read
+ * addr_type), and the tunnel's control key comes with its addresses.
  */
-static bool fl_hw_key_used(const struct fl_flow_key *key,
-			   const struct fl_flow_key *mask,
+static bool fl_hw_key_used(const struct fl_flow_key *mask,
 			   const struct fl_dissector_key *dk)
 {
-	bool masked = memchr_inv((const u8 *)mask + dk->offset, 0, dk->len);
-
 	switch (dk->id) {
 	case FLOW_DISSECTOR_KEY_CONTROL:
 	case FLOW_DISSECTOR_KEY_BASIC:
 		return true;
-	case FLOW_DISSECTOR_KEY_IPV4_ADDRS:
-	case FLOW_DISSECTOR_KEY_IPV6_ADDRS:
-		return masked && key->control.addr_type == dk->id;
-	case FLOW_DISSECTOR_KEY_ENC_IPV4_ADDRS:
-		return masked && key->enc_control.addr_type ==
-				 FLOW_DISSECTOR_KEY_IPV4_ADDRS;
-	case FLOW_DISSECTOR_KEY_ENC_IPV6_ADDRS:
-		return masked && key->enc_control.addr_type ==
-				 FLOW_DISSECTOR_KEY_IPV6_ADDRS;
 	case FLOW_DISSECTOR_KEY_ENC_CONTROL:
-		/* With a tunnel address only */
 		return memchr_inv(&mask->enc_ipv6, 0, sizeof(mask->enc_ipv6));
 	default:
-		return masked;
+		return memchr_inv((const u8 *)mask + dk->offset, 0, dk->len);
 	}
 }
 
 static void fl_hw_dissector_init(struct flow_dissector *dissector,
-				 const struct fl_flow_key *key,
 				 const struct fl_flow_key *mask)
 {
 	struct flow_dissector_key keys[ARRAY_SIZE(fl_dissector_keys) + 1];
@@ -848,7 +835,7 @@ static void fl_hw_dissector_init(struct flow_dissector *dissector,
 	for (i = 0; i < ARRAY_SIZE(fl_dissector_keys); i++) {
 		const struct fl_dissector_key *dk = &fl_dissector_keys[i];
 
-		if (!fl_hw_key_used(key, mask, dk))
+		if (!fl_hw_key_used(mask, dk))
 			continue;
 		keys[cnt].key_id = dk->id;
 		keys[cnt++].offset = dk->offset;
@@ -876,7 +863,7 @@ static int fl_hw_rule_init(struct flow_cls_offload *cls, struct tcf_proto *tp,
 	cls->command = command;
 	cls->cookie = (unsigned long)f;
 	cls->classid = f->res.classid;
-	fl_hw_dissector_init(dissector, &f->key, mask);
+	fl_hw_dissector_init(dissector, mask);
 	cls->rule->match.dissector = dissector;
 	cls->rule->match.mask = (void *)mask;
 	cls->rule->match.key = &f->mkey;
@@ -3141,7 +3128,7 @@ static void *fl_tmplt_create(struct net *net, struct tcf_chain *chain,
 	kfree(tb);
 
 	tmplt->chain = chain;
-	fl_hw_dissector_init(&tmplt->dissector, &tmplt->key, &tmplt->mask);
+	fl_hw_dissector_init(&tmplt->dissector, &tmplt->mask);
 	cls.rule = flow_rule_alloc(0);
 	if (!cls.rule) {
 		kfree(tmplt);
