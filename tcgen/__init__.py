@@ -29,6 +29,13 @@ Every case is one upstream tdc.py can run (tdc/corpus.py
 upstream_problems(), checked by a unit test): one command per setup
 entry, no &&, ;, || or $(...) that upstream's nsPlugin would run only in
 part inside the case's namespace, matchJSON where the output is JSON.
+And one that the tdc.py of linux-source-6.1 can run (sixone_problems()):
+beside each matchJSON the matchPattern (matchCount 1) that checks the
+same on the text, for 6.1's runner knows no matchJSON
+(tdc/jsonpattern.py); a case that uses $DUMMY makes it; what a setup
+makes in the namespace, which 6.1 shares between the cases of a run, it
+first removes (a case before it may have been cut short) and removes
+again in its teardown (Corpus.case).
 Where a dump must be exactly what is given (no other key, no other
 filter), the case adds "matchJSONExact": our tdc.py then wants the
 parsed output equal to matchJSON; upstream ignores the field and matches
@@ -37,9 +44,8 @@ category "flowernl", with no dependsOn probe (upstream would run it in a
 namespace not made yet: tdc/corpus.py PROBE_IN_NAMESPACE).
 
 The guest is slow (TCG): tdc.py runs a case's setup commands in one
-shell, there is no teardown for what nsPlugin's namespace deletion
-removes anyway, and raw netlink requests are sent many per $FLNL
-process (pyroute2 takes ~10 s to import there).
+shell, and raw netlink requests are sent many per $FLNL process
+(pyroute2 takes ~10 s to import there).
 
 Case ids are the first 4 hex digits of sha1(name), re-hashed on a
 collision (with any case in tc-tests/, basic.json included), so that an

@@ -7,8 +7,9 @@ import collections
 import hashlib
 import json
 
-from tcgen.common import (FILTER_LINE, FLNL_TIMEOUT, INGRESS, PROTO_NAME,
-                          compact, filters, quote, rx)
+from tcgen.common import (DUMMY_SETUP, FILTER_LINE, FLNL_TIMEOUT, INGRESS,
+                          PROTO_NAME, compact, filters, quote, rx)
+from tdc import corpus, jsonpattern
 from tcgen.packets import dot1q, ether, ingress_bytes, ip4, layer
 
 
@@ -21,10 +22,17 @@ class Corpus:
              pattern=None, count=1, match_json=None, exact=None, scapy=None,
              teardown=(), ingress=True, timeout=None):
         """A case on $DEV1's ingress qdisc (ingress=False: the setup
-        makes its own qdiscs), one command per setup entry.  No teardown
-        is needed for what is inside the case's namespace: nsPlugin
-        deletes it.  exact: the parsed JSON output must be exactly this
-        (matchJSON + matchJSONExact)."""
+        makes its own qdiscs), one command per setup entry.  exact: the
+        parsed JSON output must be exactly this (matchJSON +
+        matchJSONExact).  A JSON match comes with the matchPattern that
+        checks the same (tdc/jsonpattern.py) for 6.1's tdc.py, which
+        reads only matchPattern.  6.1's tdc.py runs every case in one
+        namespace, and its nsPlugin makes no $DUMMY: a case that uses
+        $DUMMY makes it, and what the setup makes in the namespace
+        (corpus.cleanups: qdiscs, links, addresses, actions) it first
+        removes, in case a case before it was cut short, and removes
+        again in its teardown; both with the exit codes of "nothing to
+        remove" allowed."""
         assert name not in self.names, 'duplicate name: ' + name
         self.names.add(name)
         case = collections.OrderedDict()
@@ -38,7 +46,15 @@ class Corpus:
         if scapy:
             case['category'].append('scapy')
         setup = ([INGRESS] if ingress else []) + list(setup)
-        flnl = any('$FLNL' in x for x in [cmd, verify or ''] + setup)
+        if any('$DUMMY' in x for x in [cmd, verify or ''] + setup +
+               list(teardown)):
+            setup = DUMMY_SETUP + setup
+        made = corpus.cleanups(setup)
+        setup = [[x] + list(corpus.CLEANUP_CODES) for x in made] + setup
+        teardown = list(teardown) + [[x] + list(corpus.CLEANUP_CODES)
+                                     for x in reversed(made)]
+        flnl = any('$FLNL' in x if isinstance(x, str) else '$FLNL' in x[0]
+                   for x in [cmd, verify or ''] + setup)
         if flnl:
             case['category'].append('flowernl')
         case['plugins'] = {'requires': ['nsPlugin', 'scapyPlugin']
@@ -55,8 +71,14 @@ class Corpus:
             if exact is not None:
                 case['matchJSON'] = exact
                 case['matchJSONExact'] = True
+                case['matchPattern'] = jsonpattern.pattern(
+                    exact, True, jsonpattern.style_of(verify))
+                case['matchCount'] = '1'
             elif match_json is not None:
                 case['matchJSON'] = match_json
+                case['matchPattern'] = jsonpattern.pattern(
+                    match_json, False, jsonpattern.style_of(verify))
+                case['matchCount'] = '1'
             else:
                 case['matchPattern'] = pattern
                 case['matchCount'] = str(count)
@@ -196,13 +218,14 @@ def in_prio(n, prio=1, dev='$DEV1'):
                         r'0x[0-9a-f]+\b' % prio, count=n)
 
 
-def refused_rx(c, theme, name, cmd, line, setup=(), left=0, **kw):
+def refused_rx(c, theme, name, cmd, line, setup=(), left=0, dev='$DEV1',
+               **kw):
     """Like Corpus.refused, the error given as a regular expression for
     one line of tc's output (`line`, without ^ and $): tc exits 2, prints
-    that line, and `left` filters remain on $DEV1."""
+    that line, and `left` filters remain on `dev`."""
     assert cmd.startswith('$TC ') and "'" not in cmd, cmd
-    batch = "printf '%%s\\n' '%s' 'filter show dev $DEV1 ingress' " \
-            "> $BATCH_FILE" % cmd[len('$TC '):]
+    batch = "printf '%%s\\n' '%s' 'filter show dev %s ingress' " \
+            "> $BATCH_FILE" % (cmd[len('$TC '):], dev)
     pattern = r'^%s$' % line
     if left:
         pattern += r'(?:.*?%s){%d}' % (FILTER_LINE, left)

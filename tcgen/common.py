@@ -27,6 +27,10 @@ VLAN_HLEN = 4           # the outer tag is taken out of the frame on receive
 TCA_FLOWER_MAX = uapi.MAX    # 105 in 6.1's pkt_cls.h
 
 INGRESS = '$TC qdisc add dev $DEV1 ingress'
+# Upstream's nsPlugin since 6.6 and ours make $DUMMY in each case's
+# namespace, 6.1's makes none: a case that uses it makes it (after
+# deleting it: corpus.cleanups)
+DUMMY_SETUP = ['$IP link add $DUMMY type dummy', '$IP link set $DUMMY up']
 INGRESS_DEL = '$TC qdisc del dev $DEV1 ingress'
 SHOW = '$TC -j filter show dev $DEV1 ingress'
 SHOW_STATS = '$TC -s -j filter show dev $DEV1 ingress'

@@ -4,7 +4,8 @@
 
 from flower import keys as flower_keys
 from flower import needs, uapi
-from tcgen.cases import flnl, refused_many, stats_json, tc_filter
+from tcgen.cases import (flnl, refused_many, refused_rx, stats_json,
+                         tc_filter)
 from tcgen.common import SHOW, SHOW_STATS, TCA_FLOWER_MAX
 from tcgen.packets import ingress_bytes, ip4, l2tp
 
@@ -25,16 +26,18 @@ def tc_error_cases(c):
                   'TCA_FLOWER_%s' % (words, attr),
                   tc_filter('add', proto, words), 2,
                   'Unsupported flower attribute TCA_FLOWER_' + attr)
-    c.refused(t, 'skip_sw is refused: this flower has no hardware offload',
-              tc_filter('add', 'ip', 'skip_sw dst_ip 10.0.0.0/8'), 2,
-              'skip_sw needs hardware offload, which this flower '
-              'classifier does not provide')
-    c.refused(t, 'skip_sw is refused also on $DUMMY and adds nothing',
-              '$TC filter add dev $DUMMY ingress protocol ip prio 1 flower '
-              'skip_sw dst_ip 10.0.0.0/8 action drop', 2,
-              'skip_sw needs hardware offload, which this flower '
-              'classifier does not provide', dev='$DUMMY',
-              setup=['$TC qdisc add dev $DUMMY ingress'])
+    # skip_sw on a device no driver offloads: cls_api refuses it before
+    # any driver is asked; ours says why, stock gives the bare errno
+    not_taken = (r'(?:Error: skip_sw filter not taken: a device of the '
+                 r'block cannot offload\.|RTNETLINK answers: Operation not '
+                 r'supported)')
+    refused_rx(c, t, 'skip_sw on a device without offload is refused '
+               '(EOPNOTSUPP) and adds nothing',
+               tc_filter('add', 'ip', 'skip_sw dst_ip 10.0.0.0/8'), not_taken)
+    refused_rx(c, t, 'skip_sw is refused also on $DUMMY and adds nothing',
+               '$TC filter add dev $DUMMY ingress protocol ip prio 1 flower '
+               'skip_sw dst_ip 10.0.0.0/8 action drop', not_taken,
+               dev='$DUMMY', setup=['$TC qdisc add dev $DUMMY ingress'])
     c.refused(t, 'skip_hw together with skip_sw: Invalid flower flags',
               tc_filter('add', 'ip', 'skip_hw skip_sw'), 2,
               'Invalid flower flags')
@@ -109,7 +112,7 @@ def wrong_length_error(name):
 
 
 UNSUPPORTED = [
-    'IN_HW_COUNT', 'KEY_PORT_SRC_MIN', 'KEY_PORT_SRC_MAX',
+    'KEY_PORT_SRC_MIN', 'KEY_PORT_SRC_MAX',
     'KEY_PORT_DST_MIN', 'KEY_PORT_DST_MAX', 'KEY_HASH', 'KEY_HASH_MASK',
 ]
 
@@ -257,9 +260,7 @@ def netlink_error_cases(c):
                  [(flnl('add', 'ip', ['flags=%d' % f]), 22,
                    'Invalid flower flags')
                   for f in (8, 4, 3, 0x20, 0x80000000)] +
-                 [(flnl('add', 'ip', ['flags=2']), 22,
-                   'skip_sw needs hardware offload, which this flower '
-                   'classifier does not provide'),
+                 [(flnl('add', 'ip', ['flags=2']), 95, needs.SKIP_SW_MSG),
                   (flnl('add', 'ip', ['indev=nosuchdev0']), 19,
                    'Network device not found'),
                   (flnl('add', 'ip', ['indev=' + 'x' * 20]), 22,
@@ -271,6 +272,14 @@ def netlink_error_cases(c):
                   (flnl('add', 'ipv6', ['ipv4_dst=10.0.0.1'],
                         raw=['key_hash=00000001']), 95,
                    unsupported + 'KEY_HASH')])
+    c.case(t, 'Netlink: TCA_FLOWER_IN_HW_COUNT in a request is ignored, '
+           'as it always was: the filter is added, in no hardware',
+           flnl('add', 'ip', ['ipv4_dst=10.0.0.1'],
+                raw=['in_hw_count=05000000'], handle=1),
+           verify=SHOW, match_json=[{'kind': 'flower'}, {'options': {
+               'handle': 1, 'keys': {'eth_type': 'ipv4',
+                                     'dst_ip': '10.0.0.1'},
+               'not_in_hw': True}}])
     c.case(t, 'Netlink: a non-contiguous IPv4 mask (tc takes prefixes '
            'only) is accepted and dumped as given',
            flnl('add', 'ip', ['ipv4_dst=10.0.0.1',

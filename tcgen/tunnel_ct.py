@@ -184,10 +184,20 @@ def tunnel_cases(c):
 
 CT_CHAIN0 = ('$TC filter add dev $DEV1 ingress prio 1 chain 0 protocol ip '
              'flower ct_state -trk action ct %s pipe action goto chain 1')
-CT_ORIG = ip4(l4=udp(5000, 5001))
-CT_REPLY = ip4(l4=udp(5001, 5000), src='10.1.0.1', dst='10.2.0.1')
-# the original direction, its reply, the original again: +new, +est+rpl, +est
-CT_PACKETS = [(CT_ORIG, 1), (CT_REPLY, 1), (CT_ORIG, 1)]
+
+
+def ct_packets(sport):
+    """The original direction, its reply, the original again: +new,
+    +est+rpl, +est.  Each case has ports of its own: the connection it
+    makes outlives it in the conntrack table of 6.1's tdc.py's namespace,
+    which all the cases of a run share (no tc or ip command flushes it),
+    and would make the next case's first packet +est."""
+    orig = ip4(l4=udp(sport, sport + 1))
+    reply = ip4(l4=udp(sport + 1, sport), src='10.1.0.1', dst='10.2.0.1')
+    return [(orig, 1), (reply, 1), (orig, 1)]
+
+
+CT_PACKETS = ct_packets(5000)
 
 # (name, act_ct arguments, chain 1 words, packets of CT_PACKETS counted, shown)
 CT_KEYS = [
@@ -219,7 +229,8 @@ def ct_cases(c):
     """keys-ct and packets-ct: conntrack keys in chain 1, behind act_ct in
     chain 0; errors for ct_state flags no packet has together."""
     shown_back = set()
-    for name, act, words, counted, shown in CT_KEYS:
+    for index, (name, act, words, counted, shown) in enumerate(CT_KEYS):
+        packets = ct_packets(5000 + 10 * index)
         add = ('$TC filter add dev $DEV1 ingress prio 1 chain 1 protocol ip '
                'flower %s action drop' % words)
         # two packet cases may share a filter: one add-and-show case each
@@ -228,9 +239,9 @@ def ct_cases(c):
             c.case('keys-ct', 'Keys: %s: added and shown back' % name, add,
                    verify='$TC filter show dev $DEV1 ingress chain 1',
                    pattern=shown)
-        nbytes = sum(ingress_bytes(CT_PACKETS[i][0]) for i in counted)
+        nbytes = sum(ingress_bytes(packets[i][0]) for i in counted)
         c.case('packets-ct', 'Packets: %s' % name, add,
-               setup=[CT_CHAIN0 % act], scapy=CT_PACKETS,
+               setup=[CT_CHAIN0 % act], scapy=packets,
                verify='$TC -s -j filter show dev $DEV1 ingress chain 1',
                match_json=stats_json('ip', len(counted), nbytes))
     c.case('keys-ct', 'Replace ct_state +trk+new with +trk-new (the same '
@@ -246,7 +257,7 @@ def ct_cases(c):
            'packet (none is tracked before act_ct)',
            '$TC filter add dev $DEV1 ingress prio 2 chain 0 protocol ip '
            'flower ct_state -trk action ok', setup=[],
-           scapy=CT_PACKETS, verify=SHOW_STATS,
+           scapy=ct_packets(5000 + 10 * len(CT_KEYS)), verify=SHOW_STATS,
            match_json=stats_json('ip', 3, sum(
                ingress_bytes(p) for p, _n in CT_PACKETS), prio=2))
     t = 'errors'

@@ -15,7 +15,13 @@ upstream's current tdc.py can run (one command per setup entry, no
 command line that its nsPlugin would run only in part inside the case's
 namespace, only upstream's variables, matchJSON on JSON output, no
 dependsOn probe in a namespace case), except that a case may use $FLNL
-when it says so (category "flowernl").
+when it says so (category "flowernl"); and sixone_problems(): every case
+must be one that the tdc.py of linux-source-6.1 can run (matchPattern
+and matchCount in every verify, checking what a matchJSON beside them
+checks: tdc/jsonpattern.py; no key 6.1 ignores that changes the outcome;
+$DUMMY made by the case; what the setup makes in the namespace, which
+6.1 shares between all cases of a run, removed first and in the
+teardown).
 
 usage: python3 -m tdc.corpus [--min-flower N] [--min-packets N] [DIR]
        (default: the repository's tc-tests/, 400 and 100)
@@ -27,6 +33,8 @@ import os
 import re
 import shlex
 import sys
+
+from tdc import jsonpattern
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 DEFAULT_DIR = os.path.join(os.path.dirname(HERE), 'tc-tests')
@@ -339,8 +347,10 @@ def upstream_problems(case):
     if 'matchPattern' in case and 'matchCount' not in case:
         problems.append('matchPattern without matchCount (upstream reads '
                         'it)')
-    if 'matchPattern' in case and prints_json(case.get('verifyCmd', '')):
-        problems.append('verifyCmd prints JSON: match it with matchJSON')
+    if 'matchPattern' in case and 'matchJSON' not in case and \
+            prints_json(case.get('verifyCmd', '')):
+        problems.append('verifyCmd prints JSON: match it with matchJSON '
+                        '(and the matchPattern that checks the same)')
     for name in required_plugins(case):
         if name not in UPSTREAM_PLUGINS:
             problems.append('plugin {} is not one of upstream\'s'.format(
@@ -351,6 +361,142 @@ def upstream_problems(case):
                                                       int):
             problems.append('scapy count {!r} is not a number (upstream '
                             'counts with range())'.format(block.get('count')))
+    return problems
+
+
+# --- what the tdc.py of linux-source-6.1 can run ---------------------------
+# 6.1's tdc.py (build/src/pristine/tools/testing/selftests/tc-testing)
+# reads matchPattern and matchCount in every verify (a KeyError without
+# them ends the run), knows no matchJSON, runs every command with its one
+# TIMEOUT, ignores dependsOn, and its nsPlugin makes one namespace for
+# the whole run, with $DEV0/$DEV1 (and -d's device) but no $DUMMY: what a
+# case leaves there, the next case meets.  A setup command that fails
+# there skips every case after it ("previous setup failed"); so does a
+# teardown command that fails.
+SIXONE_FIELDS = frozenset((
+    'id', 'name', 'category', 'plugins', 'setup', 'cmdUnderTest',
+    'expExitCode', 'verifyCmd', 'matchPattern', 'matchCount', 'teardown',
+    'skip', 'scapy'))
+# Keys ours knows and 6.1's does not, and why each does or does not
+# change what the case checks there.
+SIXONE_IGNORES = {
+    'matchJSON': None,          # the matchPattern beside it checks the same
+    'matchJSONExact': None,     # (jsonpattern.problems proves both)
+    'timeout': None,            # how long a command may take, not what it
+                                # must do: 6.1 gives every command its
+                                # TIMEOUT (make tdc61 sets it to the largest)
+    'dependsOn': "6.1's tdc.py ignores dependsOn and runs the case where "
+                 "ours skips it",
+}
+# What a cleanup command may exit with when there is nothing to clean:
+# tc and ip say 1 for a device that is not there, 2 for an object that is
+# not, tc actions 255.
+CLEANUP_CODES = (0, 1, 2, 255)
+
+
+def _made(command):
+    """[(what, cleanup command, device it is on or None)] for the
+    namespace objects one setup command makes: an ingress, clsact or root
+    qdisc, a link (a veth makes its peer too), an address, an action."""
+    words = command.split()
+    if words[:4] == ['$TC', 'qdisc', 'add', 'dev'] and len(words) > 5:
+        dev, rest = words[4], words[5:]
+        kind = next((k for k in ('root', 'clsact', 'ingress') if k in rest),
+                    None)
+        if kind:
+            return [('{} qdisc on {}'.format(kind, dev),
+                     '$TC qdisc del dev {} {}'.format(dev, kind), dev)]
+        return []
+    if words[:3] == ['$IP', 'link', 'add'] and len(words) > 3:
+        name = words[4] if words[3] == 'dev' and len(words) > 4 else words[3]
+        made = [('link ' + name, '$IP link del ' + name, None)]
+        if 'peer' in words:
+            peer = words[words.index('peer') + 1:]
+            peer = peer[1:] if peer[:1] == ['name'] else peer
+            if peer:
+                made.append(('link ' + peer[0], '$IP link del ' + name,
+                             None))
+        return made
+    if words[:3] in (['$IP', 'addr', 'add'], ['$IP', 'address', 'add']) \
+            and 'dev' in words[4:]:
+        dev = words[words.index('dev', 4) + 1]
+        return [('address {} on {}'.format(words[3], dev),
+                 '$IP addr del {} dev {}'.format(words[3], dev), dev)]
+    if words[:4] == ['$TC', 'actions', 'add', 'action'] and \
+            'index' in words:
+        index = words[words.index('index') + 1]
+        return [('{} action {}'.format(words[4], index),
+                 '$TC actions del action {} index {}'.format(words[4], index),
+                 None)]
+    return []
+
+
+def cleanups(setup):
+    """The cleanup commands of what `setup` makes in the namespace, in
+    the order it makes them; an object on a link that the setup made
+    itself goes with that link."""
+    found, links = [], set()
+    for entry in setup:
+        command = entry[0] if isinstance(entry, list) and entry else entry
+        if not isinstance(command, str):
+            continue
+        for what, cleanup, dev in _made(command):
+            if what.startswith('link '):
+                links.add(what[len('link '):])
+            if dev in links or cleanup in found:
+                continue
+            found.append(cleanup)
+    return found
+
+
+def _is_cleanup(entry, command):
+    return isinstance(entry, list) and entry[:1] == [command] and \
+        set(CLEANUP_CODES) <= {int(c) for c in entry[1:] if _is_int(c)}
+
+
+def sixone_problems(case):
+    """Why the tdc.py of linux-source-6.1 could not run `case` as ours
+    does (empty if it can), beyond upstream_problems()."""
+    problems = []
+    for key in case:
+        if key in SIXONE_FIELDS or key.startswith('__'):
+            continue
+        why = SIXONE_IGNORES.get(key, "6.1's tdc.py does not know it")
+        if why:
+            problems.append('key {!r}: {}'.format(key, why))
+    if case.get('verifyCmd'):
+        for field in ('matchPattern', 'matchCount'):
+            if field not in case:
+                problems.append("no {} (6.1's tdc.py reads it in every "
+                                "verify: KeyError)".format(field))
+    problems += jsonpattern.problems(case)
+    setup = case.get('setup', [])
+    setup = setup if isinstance(setup, list) else []
+    teardown = case.get('teardown', [])
+    teardown = teardown if isinstance(teardown, list) else []
+    commands = [c for _, c in case_commands(case)]
+    if any('$DUMMY' in c or '${DUMMY}' in c for c in commands) and \
+            '$IP link add $DUMMY type dummy' not in [
+                e[0] if isinstance(e, list) and e else e for e in setup]:
+        problems.append("uses $DUMMY, which 6.1's nsPlugin does not make: "
+                        "the setup makes it ($IP link add $DUMMY type "
+                        "dummy, after deleting it)")
+    for cleanup in cleanups(setup):
+        first = next((i for i, e in enumerate(setup)
+                      if _is_cleanup(e, cleanup)), None)
+        made = next(i for i, e in enumerate(setup)
+                    if cleanup in cleanups(setup[:i + 1]))
+        if first is None or first > made:
+            problems.append('setup makes what {!r} removes without running '
+                            'it first as {}: under 6.1\'s tdc.py the cases '
+                            'share one namespace, and one cut short leaves '
+                            'it there'.format(cleanup, json.dumps(
+                                [cleanup] + list(CLEANUP_CODES))))
+        if not any(_is_cleanup(e, cleanup) for e in teardown):
+            problems.append('teardown does not remove what the setup made '
+                            '({}): the next case under 6.1\'s tdc.py meets '
+                            'it'.format(json.dumps([cleanup] +
+                                                   list(CLEANUP_CODES))))
     return problems
 
 
@@ -369,6 +515,7 @@ def strict_case_problems(case, relpath):
     if case.get('scapy') and 'scapyPlugin' not in required_plugins(case):
         problems.append('has a scapy block but does not require scapyPlugin')
     problems += ['upstream: ' + p for p in upstream_problems(case)]
+    problems += ['6.1: ' + p for p in sixone_problems(case)]
     return problems
 
 

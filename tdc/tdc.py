@@ -7,9 +7,10 @@ harness is the package tdc/, next to plugins/); `tdc/tdc.py ...` from
 anywhere does the same (it re-executes itself that way).
 
 A case: id, name, category, plugins.requires, setup, cmdUnderTest,
-expExitCode, verifyCmd, matchPattern + matchCount (default 1) or
+expExitCode, verifyCmd, matchPattern + matchCount (default 1) and/or
 matchJSON (+ matchJSONExact: true, ours: the parsed output must equal
-matchJSON, where upstream only wants it contained), teardown, skip
+matchJSON, where upstream only wants it contained; a case with both
+must pass both), teardown, skip
 ("yes"), dependsOn (a probe command: the case skips unless it exits 0),
 scapy (scapyPlugin), timeout (seconds, for each of its commands; ours).
 setup/teardown entries are a command or [command, allowed exit
@@ -70,6 +71,7 @@ HERE = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(HERE)
 
 OUTPUT_LINES = 40       # of a failing command's output, in the TAP report
+PATTERN_SHOWN = 300     # characters of a failing matchPattern shown there
 
 
 def first_existing(*paths):
@@ -318,7 +320,10 @@ def verify_exit(case, outcome):
 
 
 def verify(case, outcome):
-    """Raise CaseFailed unless the verify command's output matches."""
+    """Raise CaseFailed unless the verify command's output matches: its
+    matchJSON and its matchPattern, each that it has (the cases here carry
+    both, for the tdc.py of 6.1, which knows no matchJSON: a pattern that
+    checks something else fails here too)."""
     text = outcome.output()
     if 'matchJSON' in case:
         try:
@@ -335,14 +340,19 @@ def verify(case, outcome):
         if mismatch:
             raise CaseFailed('verify', 'matchJSON: ' + mismatch,
                              outcome=outcome)
-    else:
+    if 'matchPattern' in case:
         want = int(case.get('matchCount', 1))
         found = len(re.findall(case['matchPattern'], text,
                                re.DOTALL | re.MULTILINE))
         if found != want:
+            shown = case['matchPattern']
+            if len(shown) > PATTERN_SHOWN:
+                shown = shown[:PATTERN_SHOWN] + '...'
             raise CaseFailed('verify', 'matchPattern {!r}: {} matches, '
-                             'expected {}'.format(case['matchPattern'],
-                                                  found, want),
+                             'expected {}{}'.format(
+                                 shown, found, want,
+                                 ' (matchJSON matched)'
+                                 if 'matchJSON' in case else ''),
                              outcome=outcome)
 
 

@@ -108,7 +108,7 @@ class TestGate(unittest.TestCase):
     def test_real_stage_list(self):
         names = [stage.name for stage in gate.STAGES]
         for name in ['unit', 'corpus', 'kernel', 'walk32', 'flower',
-                     'bench-smoke', 'stress-smoke', 'stress-debug-smoke',
+                     'tdc61-smoke', 'bench-smoke', 'stress-smoke', 'stress-debug-smoke',
                      'stress-parallel', 'mutate-sample']:
             self.assertIn(name, names)
 

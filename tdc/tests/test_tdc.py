@@ -159,6 +159,40 @@ class TestVerify(unittest.TestCase):
         self.assertIn('not JSON', '\n'.join(cm.exception.lines))
 
 
+class TestBothMatches(unittest.TestCase):
+    """A case carries matchPattern beside matchJSON for 6.1's tdc.py,
+    which reads only the pattern: ours checks both, so a pattern that
+    checks something else fails here too (it used to be ignored)."""
+
+    def outcome(self, out):
+        return tdc.Outcome('cmd', 0, out, '')
+
+    def test_a_wrong_pattern_fails_although_the_json_matches(self):
+        case_ = {'matchJSON': [{'a': 1}], 'matchPattern': r'"a":2',
+                 'matchCount': '1'}
+        with self.assertRaises(tdc.CaseFailed) as cm:
+            tdc.verify(case_, self.outcome('[{"a":1}]'))
+        self.assertIn('0 matches, expected 1 (matchJSON matched)',
+                      '\n'.join(cm.exception.lines))
+
+    def test_a_wrong_json_fails_although_the_pattern_matches(self):
+        case_ = {'matchJSON': [{'a': 2}], 'matchPattern': r'"a":1',
+                 'matchCount': '1'}
+        with self.assertRaises(tdc.CaseFailed) as cm:
+            tdc.verify(case_, self.outcome('[{"a":1}]'))
+        self.assertIn('matchJSON: $[0].a', '\n'.join(cm.exception.lines))
+
+    def test_both_right_passes(self):
+        tdc.verify({'matchJSON': [{'a': 1}], 'matchPattern': r'"a":1\b',
+                    'matchCount': '1'}, self.outcome('[{"a":1}]'))
+
+    def test_a_long_pattern_is_shortened_in_the_report(self):
+        case_ = {'matchPattern': 'x' * 1000, 'matchCount': '1'}
+        with self.assertRaises(tdc.CaseFailed) as cm:
+            tdc.verify(case_, self.outcome('y'))
+        self.assertLess(len(cm.exception.lines[0]), 400)
+
+
 class TestExactJSON(unittest.TestCase):
     def outcome(self, out):
         return tdc.Outcome('cmd', 0, out, '')

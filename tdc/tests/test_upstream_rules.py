@@ -136,6 +136,10 @@ class TestRules(unittest.TestCase):
                 verify)
         self.assertEqual(problems(verifyCmd='$TC -s filter show dev $DEV1'),
                          [])
+        # beside matchJSON, the pattern is for 6.1's tdc.py, which knows
+        # no matchJSON (test_sixone_rules)
+        self.assertEqual(problems(verifyCmd='$TC -j filter show dev $DEV1 '
+                                  'ingress', matchJSON=[]), [])
 
     def test_plugins_and_scapy(self):
         self.assertTrue(problems(plugins={'requires': 'myPlugin'}))

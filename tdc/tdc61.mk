@@ -1,0 +1,65 @@
+# The flower corpus under the tdc.py that linux-source-6.1 ships
+# (tdc/tdc61.py), in the guest.  Included from the top Makefile, which
+# defines REPO, BUILD, PYTHON, PRISTINE, VARIANT and variant_guest.
+#
+#   make tdc61          every file of tc-tests/filters/flower under
+#                       build/src/pristine's tools/testing/selftests/
+#                       tc-testing/tdc.py with its own plugins (read from
+#                       the tree, never copied into the repo): one
+#                       `tdc.py -c flower -d dummy0 -f FILE` per file, FLNL
+#                       defined in its tdc_config_local.py; ends with
+#                       `N passed, N failed` (a skip counts as failed).
+#                       VARIANT=stock: the stock cls_flower module.  About
+#                       an hour and a half in the emulated guest.
+#   make tdc61-smoke    gate stage: the files of TDC61_SMOKE_FILES only, on
+#                       ours (a few minutes)
+#   make tdc61-report   docs/tdc61.md from the last `make tdc61` on ours
+#                       and on stock, naming the commit measured (`git
+#                       rev-parse --short HEAD` when the run started)
+#
+# Output: build/guest-out/tdc61/<variant>/ (6.1's TAP and output per
+# file, results.json) and build/guest-out/tdc61/<variant>.out (the run's
+# report); the smoke's in build/guest-out/tdc61/smoke/.
+
+TDC61_OUT         := $(BUILD)/guest-out/tdc61
+TDC61_CASES       := tc-tests/filters/flower
+# hand-written cases ($FLNL ones among them), exact dumps, packets counted
+# against subset matches, and a theme whose setups make veths, a VXLAN
+# and a Geneve device and addresses in the namespace the cases share
+TDC61_SMOKE_FILES := basic.json keys-ipv4.json packets-tcp_flags.json \
+                     keys-enc.json
+TDC61_RUN         := $(PYTHON) -m tdc.tdc61 run
+
+.PHONY: tdc61 tdc61-smoke tdc61-report
+
+# the commit measured, and whether the corpus or the harness differed
+# from it (uncommitted changes)
+define tdc61_commit
+	@mkdir -p $(TDC61_OUT)/$(1)
+	@cd $(REPO) && echo "$$(git rev-parse --short HEAD)$$(git status \
+		--porcelain -- tc-tests tdc tcgen | grep -q . && \
+		echo ' with uncommitted changes to tc-tests/, tdc/ or tcgen/')" \
+		>$(TDC61_OUT)/$(1)/commit
+endef
+
+tdc61:
+	@$(MAKE) --no-print-directory deps
+	$(variant_guest)
+	$(call tdc61_commit,$(VARIANT))
+	cd $(REPO) && ./guest/run --variant $(VARIANT) --timeout 14400 -- \
+		$(TDC61_RUN) --out $(TDC61_OUT)/$(VARIANT) $(TDC61_CASES) \
+		| tee $(TDC61_OUT)/$(VARIANT).out
+
+tdc61-smoke:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory guest VARIANT=ours
+	$(call tdc61_commit,smoke)
+	cd $(REPO) && ./guest/run --variant ours --timeout 1800 -- \
+		$(TDC61_RUN) --out $(TDC61_OUT)/smoke \
+		$(addprefix $(TDC61_CASES)/,$(TDC61_SMOKE_FILES))
+
+tdc61-report:
+	cd $(REPO) && $(PYTHON) -m tdc.tdc61 report --ours $(TDC61_OUT)/ours \
+		$$([ -e $(TDC61_OUT)/stock/results.json ] && \
+			echo --stock $(TDC61_OUT)/stock) \
+		--out $(REPO)/docs/tdc61.md
