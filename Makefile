@@ -158,11 +158,13 @@ endef
 run:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory guest
+	$(if $(filter debug,$(VARIANT)),,@$(MAKE) --no-print-directory offload-drv)
 	$(REPO)/guest/run --variant $(VARIANT) -- $(PYTHON) -m tdc.tdc -c flower -J 2
 
 test:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory guest
+	@$(MAKE) --no-print-directory offload-drv
 	cd $(REPO) && $(PYTHON) -m tdc.gate
 
 # The 6.1 tree's own flower cases, by path (never copied into the repo);
@@ -199,6 +201,7 @@ compare:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory guest VARIANT=ours
 	@$(MAKE) --no-print-directory stock-ext VARIANT=ours
+	@$(MAKE) --no-print-directory offload-drv
 	@rm -rf $(COMPARE_OUT); mkdir -p $(COMPARE_OUT)
 	@for v in stock ours; do \
 		start=$$(date +%s); rc=0; \
@@ -243,4 +246,5 @@ include $(REPO)/ovs/ovs.mk
 include $(REPO)/guest/i386/walk32.mk
 include $(REPO)/kernel/series.mk
 include $(REPO)/mutate/mutate.mk
+include $(REPO)/tdc/tdc61.mk
 include $(REPO)/offload/offload.mk

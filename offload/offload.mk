@@ -11,9 +11,12 @@
 #                           boots ours' kernel)
 #   make offload-drv-smoke  VARIANT=ours|stock: offload/drv/smoke.sh in
 #                           the guest (load, take veth0, skip_sw/skip_hw,
-#                           refusals, stats, shared block, template,
-#                           rmmod); ends with `N passed, N failed`, exit
-#                           != 0 on a failure or a kernel splat
+#                           refusals, stats, shared block, template; then
+#                           the driver's own fltest devices: skip_sw,
+#                           refusals, stats, software path, playback,
+#                           netns; rmmod); ends with `N passed, N
+#                           failed`, exit != 0 on a failure or a kernel
+#                           splat
 #   make offload-drv-check  scripts/checkpatch.pl --strict on the source,
 #                           run in the ours tree so that it knows the
 #                           kernel's own names (--no-tree would flag
@@ -55,3 +58,82 @@ offload-drv-smoke:
 offload-drv-check:
 	cd $(OURS) && scripts/checkpatch.pl --strict -f \
 		$(OFFLOAD_DRV_SRC)/flower_offload_test.c
+
+# ---------------------------------------------------------------------------
+# The differential offload oracle (offload/*.py): ours and stock must give
+# drivers the same rules.  Each target boots ours, then stock, with the
+# test driver loaded (insmod $(OFFLOAD_DRV_KO)), replays the same request
+# file (offload/sources.py, offload/replay.py) and compares the two runs
+# (offload/compare.py).
+#
+#   make offload         every flower filter the corpus adds (as given,
+#                        with skip_sw, with skip_hw), difftest's generated
+#                        filters (seed OFL_SEED, OFL_DT_FILTERS of them plus
+#                        --cover's), the corpus' chain templates, all on a
+#                        device of the driver's own (direct binding, as a
+#                        NIC); OFL_INDIRECT of the corpus lines again on a
+#                        veth the driver takes indirectly (as a tunnel
+#                        device); every scenario (offload/scenarios.py) on
+#                        both; docs/offload.md.  About 5 minutes of guest
+#                        time per kernel (TCG)
+#   make offload-smoke   the same on a sample (OFL_SMOKE_SAMPLE corpus
+#                        lines, OFL_SMOKE_DT_FILTERS generated filters,
+#                        OFL_SMOKE_INDIRECT lines indirectly, every template
+#                        and scenario), no docs; about a minute of guest
+#                        time per kernel: the gate's stage
+# Both end with `N passed, N failed` (one item per filter request with its
+# flag, template or scenario) and exit non-zero on a failure.  The request
+# file and both runs stay in $(OFL_OUT) (<name>-requests.json,
+# <name>-ours.json, <name>-stock.json).
+
+OFL_OUT              := $(BUILD)/guest-out/offload
+OFL_DOC              := $(REPO)/docs/offload.md
+OFL_SEED             ?= 1
+OFL_DT_FILTERS       ?= 150
+OFL_INDIRECT         ?= 60
+OFL_TIMEOUT          ?= 3600
+OFL_SMOKE_SAMPLE     ?= 100
+OFL_SMOKE_DT_FILTERS ?= 20
+OFL_SMOKE_INDIRECT   ?= 10
+OFL_SMOKE_TIMEOUT    ?= 900
+
+.PHONY: offload offload-smoke offload-run offload-prereqs
+
+offload-prereqs:
+	@$(MAKE) --no-print-directory guest
+	@$(MAKE) --no-print-directory stock-ext
+	@$(MAKE) --no-print-directory offload-drv
+
+# One run: OFL_NAME, OFL_SRCARGS (offload.sources' options), OFL_GTIMEOUT,
+# OFL_DOCARG.
+offload-run:
+	@mkdir -p $(OFL_OUT)
+	@start=$$(date +%s); \
+	cd $(REPO) && $(PYTHON) -m offload.sources $(OFL_SRCARGS) \
+		--out $(OFL_OUT)/$(OFL_NAME)-requests.json || { \
+		echo "0 passed, 1 failed"; exit 1; }; \
+	for v in ours stock; do \
+		rm -f $(OFL_OUT)/$(OFL_NAME)-$$v.json; \
+		t0=$$(date +%s); \
+		$(REPO)/guest/run --variant $$v --timeout $(OFL_GTIMEOUT) -- \
+			sh -c 'insmod $(OFFLOAD_DRV_KO) && exec $(PYTHON) -m offload.replay $(OFL_OUT)/$(OFL_NAME)-requests.json $(OFL_OUT)/$(OFL_NAME)-'$$v'.json' || { \
+			echo "offload: $$v guest failed"; echo "0 passed, 1 failed"; \
+			exit 1; }; \
+		echo "offload: $$v: $$(( $$(date +%s) - t0 )) s wall (boot included)"; \
+	done; \
+	$(PYTHON) -m offload.compare --requests $(OFL_OUT)/$(OFL_NAME)-requests.json \
+		--ours $(OFL_OUT)/$(OFL_NAME)-ours.json \
+		--stock $(OFL_OUT)/$(OFL_NAME)-stock.json \
+		--wall $$(( $$(date +%s) - start )) $(OFL_DOCARG)
+
+offload:
+	@$(MAKE) --no-print-directory offload-prereqs
+	@$(MAKE) --no-print-directory offload-run OFL_NAME=full \
+		OFL_SRCARGS="--seed $(OFL_SEED) --dt-filters $(OFL_DT_FILTERS) --indirect $(OFL_INDIRECT)" \
+		OFL_GTIMEOUT=$(OFL_TIMEOUT) OFL_DOCARG="--doc $(OFL_DOC)"
+
+offload-smoke:
+	@$(MAKE) --no-print-directory offload-prereqs
+	@$(MAKE) --no-print-directory offload-run OFL_NAME=smoke \
+		OFL_SRCARGS="--seed $(OFL_SEED) --sample $(OFL_SMOKE_SAMPLE) --dt-filters $(OFL_SMOKE_DT_FILTERS) --indirect $(OFL_SMOKE_INDIRECT)" \
+		OFL_GTIMEOUT=$(OFL_SMOKE_TIMEOUT) OFL_DOCARG=

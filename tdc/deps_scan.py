@@ -21,7 +21,7 @@ Method (host only, no guest; about a second):
       functions, automatic variables and unknown variables become an
       unknown word) and read as a shell command line.
    b. Shell scripts (a `#!` line naming sh or bash) under guest/,
-      selftests/, stress/, ovs/, bench/, difftest/.
+      selftests/, stress/, ovs/, bench/, difftest/, offload/.
    c. Python files there (*.py or a python `#!` line), with `ast`: the
       first argument of a call named run, sh, call, check_call,
       check_output, Popen, system, getoutput, when it is a string (read
@@ -75,7 +75,8 @@ from tdc.shell_words import (BUILTINS, PROGRAM_RE, UNKNOWN, match_close,
 HERE = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(HERE)
 
-SCAN_DIRS = ('guest', 'selftests', 'stress', 'ovs', 'bench', 'difftest')
+SCAN_DIRS = ('guest', 'selftests', 'stress', 'ovs', 'bench', 'difftest',
+             'offload')
 BUSYBOX_SCRIPTS = ('guest/init', 'guest/modprobe')
 # files of the initramfs (guest/mkinitramfs), not of a package
 INITRAMFS_FILES = {'/init', '/sbin/tdc-modprobe'}
@@ -96,7 +97,9 @@ EXPLICIT = {
     'mausezahn': 'selftests (lib.sh $MZ)', 'jq': 'selftests (lib.sh)',
     'ncat': 'selftests (lib.sh)', 'ping': 'selftests (lib.sh $PING)',
     'ping6': 'selftests (lib.sh $PING6), ovs/ovsctl.py',
-    'ethtool': 'selftests (lib.sh)', 'bridge': 'selftests (lib.sh)',
+    'ethtool': 'selftests (lib.sh), offload/replay.py (a step of '
+               'offload/scenarios.py)',
+    'bridge': 'selftests (lib.sh)',
     # tdc.py's $TC and $IP (the corpus, upstream's cases in make upstream)
     'tc': 'tdc ($TC)', 'ip': 'tdc ($IP)',
 }

@@ -139,12 +139,21 @@ STAGES = [
     Stage('walk32', ['make', '--no-print-directory', 'walk32'],
           summary_line),
     tdc_stage('flower', ['-c', 'flower', '-J', '2']),
+    # a sample of the same corpus under the tdc.py that linux-source-6.1
+    # ships, its own plugins, FLNL defined (make tdc61 runs every file)
+    Stage('tdc61-smoke', ['make', '--no-print-directory', 'tdc61-smoke'],
+          summary_line),
     # oracles nobody here wrote: the tree's tc_flower.sh, and the stock
     # cls_flower on the same (filter, packet) pairs
     Stage('selftests-flower', ['make', '--no-print-directory',
                                'selftests-flower'], summary_line),
     Stage('difftest-smoke', ['make', '--no-print-directory',
                              'difftest-smoke'], summary_line),
+    # the stock cls_flower again, on what drivers are given: a sample of
+    # the corpus' and difftest's filters and the offload scenarios, the
+    # test driver's log compared (offload/compare.py)
+    Stage('offload-smoke', ['make', '--no-print-directory',
+                            'offload-smoke'], summary_line),
     # a real client: Open vSwitch's tc offload (start, L2 with VLAN, L3/L4)
     Stage('ovs-smoke', ['make', '--no-print-directory', 'ovs-smoke'],
           summary_line),

@@ -53,9 +53,12 @@ OTHER_ATTRS = (
     # and skip_sw/skip_hw flags; its protocol (fl_set_key() reads it
     # itself; PROTOCOL_FAMILY says which protocols need a later step)
     ('core', 'CLASSID INDEV ACT FLAGS KEY_ETH_TYPE'),
+    # refused (EOPNOTSUPP, named) until the offload step, which ignores it
+    # in a request as stock does
+    ('offload', 'IN_HW_COUNT'),
     # refused (EOPNOTSUPP, named) alike at every step, ALWAYS_REFUSED:
-    # port ranges, the hash key, IN_HW_COUNT, attributes beyond the uAPI
-    ('core', 'UNSPEC IN_HW_COUNT KEY_HASH KEY_HASH_MASK KEY_PORT_SRC_MIN '
+    # port ranges, the hash key, attributes beyond the uAPI
+    ('core', 'UNSPEC KEY_HASH KEY_HASH_MASK KEY_PORT_SRC_MIN '
              'KEY_PORT_SRC_MAX KEY_PORT_DST_MIN KEY_PORT_DST_MAX'),
     # nested options, not one value a row describes
     ('tunnel', 'KEY_ENC_OPTS KEY_ENC_OPTS_MASK'),
@@ -67,7 +70,9 @@ OTHER_ATTRS = (
 OTHER_WORDS = (
     # the filter's own options, not keys: its protocol, device, class,
     # flags, handle
-    ('core', 'eth_type indev classid hw_tc skip_sw skip_hw verbose handle'),
+    ('core', 'eth_type indev classid hw_tc skip_hw verbose handle'),
+    # refused before the offload step, offered to drivers from it on
+    ('offload', 'skip_sw'),
     # words of rows of two families: the ports are the TCP and UDP rows'
     # (core) and the SCTP rows' (sctp); families() makes them sctp when
     # the request's ip_proto is sctp
@@ -101,6 +106,8 @@ def family_maps(rows, other_attrs=OTHER_ATTRS, other_words=OTHER_WORDS):
 
 
 ATTR_FAMILY, TC_WORD = family_maps(flower_keys.KEYS)
+# what a case that needs the offload test driver (offload/drv) loads
+OFFLOAD_DRIVER = 'flower_offload_test'
 # flower words without a value (the rest take one); mpls's "lse" opens an
 # entry of its words depth/label/tc/bos/ttl, all under the mpls key
 VALUELESS = {'skip_sw', 'skip_hw', 'verbose', 'mpls', 'lse'}
@@ -305,15 +312,15 @@ def mask_of(req):
 
 
 # refused at every step, whatever the mask: port ranges, the hash key,
-# IN_HW_COUNT, unknown attributes (EOPNOTSUPP), skip_sw
-ALWAYS_REFUSED = r'UNSPEC|IN_HW_COUNT|KEY_HASH(_MASK)?|KEY_PORT_.*'
+# unknown attributes (EOPNOTSUPP)
+ALWAYS_REFUSED = r'UNSPEC|KEY_HASH(_MASK)?|KEY_PORT_.*'
 
 
 def always_refused(req):
     """Whether every step refuses the request (it adds no mask anywhere,
     even when the case's check of it ignores the exit code)."""
     return any(re.fullmatch(ALWAYS_REFUSED, n) for n, _ in req.attrs) or \
-        any(w == 'skip_sw' or w in ('src_port', 'dst_port') and '-' in v
+        any(w in ('src_port', 'dst_port') and '-' in v
             for w, v in req.keys)
 
 
@@ -349,6 +356,9 @@ def needs_masks(case):
 def families(case):
     """The families a case needs: a subset of kernel/series/families'."""
     need = {'core'}
+    # the offload test driver's devices: only the offload step calls it
+    if OFFLOAD_DRIVER in json.dumps(case):
+        need.add('offload')
     for req in requests(case):
         if req.obj == 'reset':
             continue

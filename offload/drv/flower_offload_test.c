@@ -11,7 +11,21 @@
  * allocates one flow_block_cb per taken (device, qdisc, binder) with its
  * own struct fot_binding as cb_priv and cb_ident: a shared block bound to
  * two taken devices has two callbacks, and the second gets playback.
- * Blocks of netfilter (no qdisc) are not taken.
+ * Blocks of netfilter (no qdisc) are not taken.  In 6.1, cls_api counts
+ * such a device as one that does not offload (tcf_block_offload_cmd()
+ * returns -EOPNOTSUPP for it), so a skip_sw rule never reaches the driver
+ * there.
+ *
+ * Devices of its own.  The driver also makes network devices of kind
+ * "fltest" (ndevs of them at load, fltest0...; more, in any namespace, with
+ * `ip link add NAME type fltest`) and binds their blocks as a NIC driver
+ * does: ndo_setup_tc takes TC_SETUP_BLOCK for every block bound to one, any
+ * binder, with a binding and callback as above, and the rules come through
+ * the same callback.  NETIF_F_HW_TC is on (ethtool's hw-tc-offload; off,
+ * the driver refuses every REPLACE, as real drivers do).  They have no
+ * wire: a frame they send is dropped, and only a frame another device's
+ * mirred redirects to their ingress arrives there.  They may move to
+ * another namespace and go with it (rtnl_link_ops), and all go at rmmod.
  *
  * Rules.  The driver keeps no rules, only which filter cookies each binding
  * holds (accepted FLOW_CLS_REPLACE or TMPLT_CREATE, not yet destroyed), so
@@ -26,13 +40,19 @@
  * new rule at the same address and gets a new id.
  *
  * debugfs (/sys/kernel/debug/flower_offload_test/, offload/README.md):
- * devices, log, stats, refuse.
+ * devices, log (every line), stats, refuse.  sysfs, for each device of ours
+ * (/sys/class/net/DEV/fltest/, reachable inside the device's namespace):
+ * log (the lines of its bindings), stats (what its bindings answer to
+ * STATS, in place of debugfs's), refuse (besides debugfs's).
  *
  * Locking.  fot_lock (a mutex) protects all of the driver's state: the
- * configuration, the bindings list, the cookie table and the log.  It is
- * taken by the debugfs handlers; by the indirect bind callback, which tc
- * calls under flow_indr_block_lock (and, for a qdisc's bind and unbind,
- * under rtnl and the block's cb_lock held for writing); by the rule
+ * configuration, the bindings list, the cookie table and the logs, the
+ * devices' included.  It is taken by the debugfs handlers and the devices'
+ * sysfs handlers; by the indirect bind callback, which tc calls under
+ * flow_indr_block_lock (and, for a qdisc's bind and unbind, under rtnl and
+ * the block's cb_lock held for writing); by ndo_setup_tc's bind and unbind
+ * (rtnl and the block's cb_lock held for writing); by a device's
+ * priv_destructor (after its unregistration, without rtnl); by the rule
  * callback, which tc calls with the block's cb_lock held for reading and
  * perhaps without rtnl (the driver sets unlocked_driver_cb); and by the
  * release callback.  Under fot_lock the driver calls only flow_offload's
@@ -40,10 +60,17 @@
  * nests inside all of tc's locks.  All callbacks may sleep, as mlx5's do.
  * A flow_block_cb's driver_list is not used: it is an empty list head of
  * its own, so that tc's list_del() of it (indirect cleanup, bind unroll)
- * is harmless.
+ * is harmless.  A binding of a device of ours points to the device's
+ * struct fot_dev; tc releases it before the device is freed (unregistering
+ * a device destroys its qdiscs, which unbind their blocks), and the rule
+ * callback reads the device's features without rtnl, as drivers do.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bitops.h>
 #include <linux/debugfs.h>
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
 #include <linux/hashtable.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
@@ -55,10 +82,14 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/utsname.h>
 #include <linux/xarray.h>
 #include <net/flow_offload.h>
 #include <net/ip_tunnels.h>
+#include <net/net_namespace.h>
 #include <net/pkt_cls.h>
+#include <net/rtnetlink.h>
+#include <generated/utsversion.h>
 
 #define FOT_LOG_MAX_LINES	100000
 #define FOT_LOG_MAX_BYTES	(64UL << 20)
@@ -67,11 +98,42 @@
 #define FOT_COOKIE_BITS		12
 #define FOT_DEAD_MAX		4096
 #define FOT_REFUSED_MSG		KBUILD_MODNAME ": refused"
+/* what drivers say when NETIF_F_HW_TC is off (tc_can_offload_extack()) */
+#define FOT_HW_TC_OFF_MSG	"TC offload is disabled on net device"
+#define FOT_KIND		"fltest"
+
+/* A log: one string per line, and its counters */
+struct fot_log {
+	struct xarray lines;		/* line i (from 0): a string */
+	unsigned long n;		/* lines held */
+	size_t bytes;			/* their length */
+	u64 seq;			/* lines since the last clear */
+	u64 dropped;			/* lines dropped since then */
+};
+
+/* What tc's STATS get: the counters a test set */
+struct fot_counters {
+	u64 pkts;
+	u64 bytes;
+	u64 drops;
+};
+
+/* A device of the driver's own (kind fltest): its netdev_priv() */
+struct fot_dev {
+	struct net_device *dev;
+	struct fot_log log;		/* the lines of its bindings */
+	struct fot_counters stats;	/* answered to its bindings' STATS */
+	bool refuse_all;		/* its own refusals, besides debugfs's */
+	unsigned long refuse_keys;
+};
 
 /* One taken (device, qdisc, binder) of a block: a flow_block_cb's cb_priv */
 struct fot_binding {
 	struct list_head node;		/* in fot_bindings */
 	struct list_head holds;		/* fot_hold.bnode */
+	struct fot_dev *fd;		/* a device of ours (bound directly), or
+					 * NULL (bound indirectly)
+					 */
 	const void *block;		/* bo->block, compared, never used */
 	const void *dev;		/* compared, never used */
 	const void *sch;		/* compared, never used */
@@ -106,23 +168,25 @@ static char (*fot_devices)[IFNAMSIZ];
 static unsigned int fot_n_devices;
 static bool fot_refuse_all;
 static unsigned long fot_refuse_keys;	/* BIT(FLOW_DISSECTOR_KEY_*) */
-static u64 fot_stats_pkts, fot_stats_bytes, fot_stats_drops;
+static struct fot_counters fot_gstats;	/* debugfs "stats" */
 static LIST_HEAD(fot_bindings);
 static DEFINE_HASHTABLE(fot_cookies, FOT_COOKIE_BITS);
 static u32 fot_next_id;
 static LIST_HEAD(fot_dead);		/* dead cookies, oldest first */
 static unsigned int fot_n_dead;
-static DEFINE_XARRAY(fot_log);		/* line i (from 0): a string */
-static unsigned long fot_log_lines;
-static size_t fot_log_bytes;
-static u64 fot_log_seq;			/* callbacks since the last clear */
-static u64 fot_log_dropped;		/* lines dropped since then */
+static struct fot_log fot_glog = {	/* every line: debugfs "log" */
+	.lines = XARRAY_INIT(fot_glog.lines, 0),
+};
 
 static struct dentry *fot_dir;
 
 static unsigned int log_max = FOT_LOG_MAX_LINES;
 module_param(log_max, uint, 0444);
 MODULE_PARM_DESC(log_max, "lines the log holds before it is truncated");
+
+static unsigned int ndevs = 2;
+module_param(ndevs, uint, 0444);
+MODULE_PARM_DESC(ndevs, "devices of kind " FOT_KIND " made at load (" FOT_KIND "0...)");
 
 /* ---- dissector keys and actions: names, sizes, readers ---- */
 
@@ -324,50 +388,63 @@ static void fot_str(struct fot_buf *b, const char *s)
 	fot_printf(b, "\"");
 }
 
-/* ---- the log (fot_lock held) ---- */
+/* ---- the logs (fot_lock held) ---- */
 
+/* a line's body: the fields after "seq", which each log numbers itself */
 static void fot_line_start(struct fot_buf *b, const char *dev,
 			   const char *type, const char *cmd)
 {
-	fot_printf(b, "{\"seq\": %llu, \"dev\": ", fot_log_seq + 1);
+	fot_printf(b, "\"dev\": ");
 	fot_str(b, dev);
 	fot_printf(b, ", \"type\": \"%s\", \"cmd\": \"%s\"", type, cmd);
 }
 
-static bool fot_log_full(size_t len)
+static bool fot_log_full(const struct fot_log *log, size_t len)
 {
-	return fot_log_dropped || fot_log_lines >= log_max ||
-	       fot_log_bytes + len > FOT_LOG_MAX_BYTES;
+	return log->dropped || log->n >= log_max ||
+	       log->bytes + len > FOT_LOG_MAX_BYTES;
 }
 
-/* ends the line and stores it; b->s is the log's or freed */
-static void fot_log_commit(struct fot_buf *b)
+/* the line {"seq": N, BODY} at the end of log, or counted as dropped */
+static void fot_log_add(struct fot_log *log, const struct fot_buf *b)
 {
-	fot_printf(b, "}");
-	fot_log_seq++;
-	if (b->failed || fot_log_full(b->len) ||
-	    xa_is_err(xa_store(&fot_log, fot_log_lines, b->s, GFP_KERNEL))) {
-		fot_log_dropped++;
-		kfree(b->s);
-	} else {
-		fot_log_lines++;
-		fot_log_bytes += b->len;
+	char *s = NULL;
+
+	log->seq++;
+	if (!b->failed && b->s && !log->dropped)
+		s = kasprintf(GFP_KERNEL, "{\"seq\": %llu, %s}", log->seq, b->s);
+	if (!s || fot_log_full(log, strlen(s)) ||
+	    xa_is_err(xa_store(&log->lines, log->n, s, GFP_KERNEL))) {
+		log->dropped++;
+		kfree(s);
+		return;
 	}
+	log->n++;
+	log->bytes += strlen(s);
+}
+
+/* ends the line: to the log of every line, and to fd's if fd; frees b->s */
+static void fot_log_commit(struct fot_buf *b, struct fot_dev *fd)
+{
+	fot_log_add(&fot_glog, b);
+	if (fd)
+		fot_log_add(&fd->log, b);
+	kfree(b->s);
 	b->s = NULL;
 }
 
-static void fot_log_clear(void)
+static void fot_log_clear(struct fot_log *log)
 {
 	unsigned long i;
 	char *s;
 
-	xa_for_each(&fot_log, i, s)
+	xa_for_each(&log->lines, i, s)
 		kfree(s);
-	xa_destroy(&fot_log);
-	fot_log_lines = 0;
-	fot_log_bytes = 0;
-	fot_log_seq = 0;
-	fot_log_dropped = 0;
+	xa_destroy(&log->lines);
+	log->n = 0;
+	log->bytes = 0;
+	log->seq = 0;
+	log->dropped = 0;
 }
 
 /* ---- cookies and holds (fot_lock held) ---- */
@@ -793,17 +870,28 @@ struct fot_call {
 	u32 classid;
 };
 
-/* the extack message refusing rule, or NULL */
-static const char *fot_refusal(const struct fot_call *call)
+/*
+ * The extack message refusing the rule b is given, or NULL: on a device of
+ * ours with NETIF_F_HW_TC off (as real drivers check it), then debugfs's
+ * refusals and the device's own (refuse all first, then the lowest key).
+ */
+static const char *fot_refusal(const struct fot_binding *b,
+			       const struct fot_call *call)
 {
+	const struct fot_dev *fd = b->fd;
+	unsigned long keys = fot_refuse_keys;
 	int id;
 
-	if (fot_refuse_all)
+	if (fd && !tc_can_offload(fd->dev))
+		return FOT_HW_TC_OFF_MSG;
+	if (fot_refuse_all || (fd && fd->refuse_all))
 		return FOT_REFUSED_MSG;
 	if (!call->flower)
 		return NULL;
+	if (fd)
+		keys |= fd->refuse_keys;
 	for (id = 0; id < FLOW_DISSECTOR_KEY_MAX; id++)
-		if ((fot_refuse_keys & BIT(id)) &&
+		if ((keys & BIT(id)) &&
 		    dissector_uses_key(call->rule->match.dissector, id))
 			return fot_keys[id].refuse_msg;
 	return NULL;
@@ -833,7 +921,7 @@ static int fot_replace(struct fot_binding *b, struct fot_cookie *c,
 {
 	struct fot_hold *h;
 
-	*msg = fot_refusal(call);
+	*msg = fot_refusal(b, call);
 	if (!*msg)
 		return fot_take(b, c, call->rule);
 	/* keep the cookie's id for the DESTROY that follows */
@@ -863,19 +951,21 @@ static enum flow_action_hw_stats fot_used_hw_stats(u8 allowed)
 	return 0;
 }
 
+/* a device of ours answers its own counters, any other debugfs's */
 static int fot_stats(struct fot_buf *buf, struct fot_binding *b,
 		     struct fot_cookie *c, struct flow_stats *stats)
 {
 	struct fot_hold *h = fot_hold_find(c, b);
 	enum flow_action_hw_stats used = 0;
 	u64 pkts = 0, bytes = 0, drops = 0;
+	const struct fot_counters *set = b->fd ? &b->fd->stats : &fot_gstats;
 
 	if (h && h->held)
 		used = fot_used_hw_stats(h->hw_stats);
 	if (used) {
-		pkts = fot_stats_pkts;
-		bytes = fot_stats_bytes;
-		drops = fot_stats_drops;
+		pkts = set->pkts;
+		bytes = set->bytes;
+		drops = set->drops;
 		flow_stats_update(stats, bytes, pkts, drops, jiffies, used);
 	}
 	fot_printf(buf, ", \"pkts\": %llu, \"bytes\": %llu, \"drops\": %llu",
@@ -949,7 +1039,7 @@ static int fot_handle(struct fot_binding *b, const struct fot_call *call)
 		fot_printf(&buf, ", \"extack\": ");
 		fot_str(&buf, msg);
 	}
-	fot_log_commit(&buf);
+	fot_log_commit(&buf, b->fd);
 	fot_cookie_gc(c);
 	mutex_unlock(&fot_lock);
 	return ret;
@@ -1044,7 +1134,7 @@ static void fot_log_block(const struct fot_binding *b, const char *cmd)
 	fot_line_start(&buf, b->name, "block", cmd);
 	fot_printf(&buf, ", \"binder\": \"%s\", \"shared\": %s, \"result\": 0",
 		   fot_binder_name(b->binder), b->shared ? "true" : "false");
-	fot_log_commit(&buf);
+	fot_log_commit(&buf, b->fd);
 }
 
 static bool fot_taken(const char *name)
@@ -1079,6 +1169,38 @@ static void fot_release(void *cb_priv)
 	kfree(b);
 }
 
+static struct fot_binding *fot_binding_new(struct net_device *dev,
+					   struct Qdisc *sch,
+					   struct flow_block_offload *bo,
+					   struct fot_dev *fd)
+{
+	struct fot_binding *b = kzalloc(sizeof(*b), GFP_KERNEL);
+
+	if (!b)
+		return NULL;
+	b->fd = fd;
+	b->block = bo->block;
+	b->dev = dev;
+	b->sch = sch;
+	b->binder = bo->binder_type;
+	b->shared = bo->block_shared;
+	strscpy(b->name, dev->name, sizeof(b->name));
+	INIT_LIST_HEAD(&b->holds);
+	return b;
+}
+
+/* b's callback goes to tc (bo), b to fot_bindings */
+static void fot_binding_add(struct fot_binding *b,
+			    struct flow_block_cb *block_cb,
+			    struct flow_block_offload *bo)
+{
+	INIT_LIST_HEAD(&block_cb->driver_list);
+	flow_block_cb_add(block_cb, bo);
+	bo->unlocked_driver_cb = true;
+	list_add(&b->node, &fot_bindings);
+	fot_log_block(b, "bind");
+}
+
 static int fot_bind(struct net_device *dev, struct Qdisc *sch,
 		    struct flow_block_offload *bo, void *data,
 		    void (*cleanup)(struct flow_block_cb *block_cb))
@@ -1091,16 +1213,9 @@ static int fot_bind(struct net_device *dev, struct Qdisc *sch,
 	if (!fot_taken(dev->name))
 		goto out;
 	err = -ENOMEM;
-	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	b = fot_binding_new(dev, sch, bo, NULL);
 	if (!b)
 		goto out;
-	b->block = bo->block;
-	b->dev = dev;
-	b->sch = sch;
-	b->binder = bo->binder_type;
-	b->shared = bo->block_shared;
-	strscpy(b->name, dev->name, sizeof(b->name));
-	INIT_LIST_HEAD(&b->holds);
 	block_cb = flow_indr_block_cb_alloc(fot_setup_cb, b, b, fot_release,
 					    bo, dev, sch, data, &fot_bindings,
 					    cleanup);
@@ -1109,11 +1224,32 @@ static int fot_bind(struct net_device *dev, struct Qdisc *sch,
 		kfree(b);
 		goto out;
 	}
-	INIT_LIST_HEAD(&block_cb->driver_list);
-	flow_block_cb_add(block_cb, bo);
-	bo->unlocked_driver_cb = true;
-	list_add(&b->node, &fot_bindings);
-	fot_log_block(b, "bind");
+	fot_binding_add(b, block_cb, bo);
+	err = 0;
+out:
+	mutex_unlock(&fot_lock);
+	return err;
+}
+
+/* TC_SETUP_BLOCK's bind for a device of ours: every block, any binder */
+static int fot_direct_bind(struct net_device *dev,
+			   struct flow_block_offload *bo)
+{
+	struct flow_block_cb *block_cb;
+	struct fot_binding *b;
+	int err = -ENOMEM;
+
+	mutex_lock(&fot_lock);
+	b = fot_binding_new(dev, bo->sch, bo, netdev_priv(dev));
+	if (!b)
+		goto out;
+	block_cb = flow_block_cb_alloc(fot_setup_cb, b, b, fot_release);
+	if (IS_ERR(block_cb)) {
+		err = PTR_ERR(block_cb);
+		kfree(b);
+		goto out;
+	}
+	fot_binding_add(b, block_cb, bo);
 	err = 0;
 out:
 	mutex_unlock(&fot_lock);
@@ -1133,8 +1269,9 @@ static struct fot_binding *fot_binding_find(struct net_device *dev,
 	return NULL;
 }
 
+/* the unbind of either kind: the callback goes back to tc (bo) */
 static int fot_unbind(struct net_device *dev, struct Qdisc *sch,
-		      struct flow_block_offload *bo)
+		      struct flow_block_offload *bo, bool indirect)
 {
 	struct flow_block_cb *block_cb;
 	struct fot_binding *b;
@@ -1148,7 +1285,10 @@ static int fot_unbind(struct net_device *dev, struct Qdisc *sch,
 	if (!block_cb)
 		goto out;
 	b->unbound = true;
-	flow_indr_block_cb_remove(block_cb, bo);
+	if (indirect)
+		flow_indr_block_cb_remove(block_cb, bo);
+	else
+		flow_block_cb_remove(block_cb, bo);
 	fot_log_block(b, "unbind");
 	err = 0;
 out:
@@ -1170,7 +1310,25 @@ static int fot_indr_setup(struct net_device *dev, struct Qdisc *sch,
 	case FLOW_BLOCK_BIND:
 		return fot_bind(dev, sch, bo, data, cleanup);
 	case FLOW_BLOCK_UNBIND:
-		return fot_unbind(dev, sch, bo);
+		return fot_unbind(dev, sch, bo, true);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/* ndo_setup_tc of a device of ours: TC_SETUP_BLOCK only, as a NIC's */
+static int fot_ndo_setup_tc(struct net_device *dev, enum tc_setup_type type,
+			    void *type_data)
+{
+	struct flow_block_offload *bo = type_data;
+
+	if (type != TC_SETUP_BLOCK)
+		return -EOPNOTSUPP;
+	switch (bo->command) {
+	case FLOW_BLOCK_BIND:
+		return fot_direct_bind(dev, bo);
+	case FLOW_BLOCK_UNBIND:
+		return fot_unbind(dev, bo->sch, bo, false);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -1260,11 +1418,19 @@ static const struct file_operations fot_devices_fops = {
 	.release = single_release,
 };
 
+/* "PKTS BYTES DROPS" -> c; -EINVAL if it is not that */
+static int fot_counters_parse(const char *s, struct fot_counters *c)
+{
+	if (sscanf(s, "%llu %llu %llu", &c->pkts, &c->bytes, &c->drops) != 3)
+		return -EINVAL;
+	return 0;
+}
+
 static int fot_stats_show(struct seq_file *m, void *v)
 {
 	mutex_lock(&fot_lock);
 	seq_printf(m, "%llu %llu %llu\n",
-		   fot_stats_pkts, fot_stats_bytes, fot_stats_drops);
+		   fot_gstats.pkts, fot_gstats.bytes, fot_gstats.drops);
 	mutex_unlock(&fot_lock);
 	return 0;
 }
@@ -1272,21 +1438,19 @@ static int fot_stats_show(struct seq_file *m, void *v)
 static ssize_t fot_stats_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
-	u64 pkts, bytes, drops;
+	struct fot_counters c;
 	char *s;
-	int n;
+	int err;
 
 	s = fot_user_string(ubuf, count);
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	n = sscanf(s, "%llu %llu %llu", &pkts, &bytes, &drops);
+	err = fot_counters_parse(s, &c);
 	kfree(s);
-	if (n != 3)
-		return -EINVAL;
+	if (err)
+		return err;
 	mutex_lock(&fot_lock);
-	fot_stats_pkts = pkts;
-	fot_stats_bytes = bytes;
-	fot_stats_drops = drops;
+	fot_gstats = c;
 	mutex_unlock(&fot_lock);
 	return count;
 }
@@ -1305,25 +1469,36 @@ static const struct file_operations fot_stats_fops = {
 	.release = single_release,
 };
 
-static int fot_refuse_show(struct seq_file *m, void *v)
+/* "all", "none" or the key names, and a newline */
+static void fot_refuse_put(struct fot_buf *b, bool all, unsigned long keys)
 {
 	const char *sep = "";
 	int id;
 
-	mutex_lock(&fot_lock);
-	if (fot_refuse_all)
-		seq_puts(m, "all");
-	else if (!fot_refuse_keys)
-		seq_puts(m, "none");
-	for (id = 0; id < FLOW_DISSECTOR_KEY_MAX && !fot_refuse_all; id++) {
-		if (!(fot_refuse_keys & BIT(id)))
+	if (all)
+		fot_printf(b, "all");
+	else if (!keys)
+		fot_printf(b, "none");
+	for (id = 0; id < FLOW_DISSECTOR_KEY_MAX && !all; id++) {
+		if (!(keys & BIT(id)))
 			continue;
-		seq_printf(m, "%s%s", sep, fot_keys[id].name);
+		fot_printf(b, "%s%s", sep, fot_keys[id].name);
 		sep = " ";
 	}
+	fot_printf(b, "\n");
+}
+
+static int fot_refuse_show(struct seq_file *m, void *v)
+{
+	struct fot_buf b = {};
+
+	mutex_lock(&fot_lock);
+	fot_refuse_put(&b, fot_refuse_all, fot_refuse_keys);
 	mutex_unlock(&fot_lock);
-	seq_puts(m, "\n");
-	return 0;
+	if (!b.failed)
+		seq_puts(m, b.s);
+	kfree(b.s);
+	return b.failed ? -ENOMEM : 0;
 }
 
 static int fot_key_id(const char *name)
@@ -1400,9 +1575,9 @@ static const char fot_truncated[] = "";
 
 static void *fot_log_at(loff_t pos)
 {
-	if (pos < fot_log_lines)
-		return xa_load(&fot_log, pos);
-	if (pos == fot_log_lines && fot_log_dropped)
+	if (pos < fot_glog.n)
+		return xa_load(&fot_glog.lines, pos);
+	if (pos == fot_glog.n && fot_glog.dropped)
 		return (void *)fot_truncated;
 	return NULL;
 }
@@ -1428,7 +1603,7 @@ static void fot_log_stop(struct seq_file *m, void *v)
 static int fot_log_show(struct seq_file *m, void *v)
 {
 	if (v == fot_truncated)
-		seq_printf(m, "{\"truncated\": %llu}\n", fot_log_dropped);
+		seq_printf(m, "{\"truncated\": %llu}\n", fot_glog.dropped);
 	else
 		seq_printf(m, "%s\n", (char *)v);
 	return 0;
@@ -1450,7 +1625,7 @@ static ssize_t fot_log_write(struct file *file, const char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
 	mutex_lock(&fot_lock);
-	fot_log_clear();
+	fot_log_clear(&fot_glog);
 	mutex_unlock(&fot_lock);
 	return count;
 }
@@ -1463,6 +1638,277 @@ static const struct file_operations fot_log_fops = {
 	.llseek = seq_lseek,
 	.release = seq_release,
 };
+
+/* ---- devices of our own: kind fltest ---- */
+
+static struct fot_dev *fot_dev_of(struct device *d)
+{
+	return netdev_priv(to_net_dev(d));
+}
+
+static ssize_t stats_show(struct device *d, struct device_attribute *attr,
+			  char *buf)
+{
+	struct fot_dev *fd = fot_dev_of(d);
+	ssize_t n;
+
+	mutex_lock(&fot_lock);
+	n = sysfs_emit(buf, "%llu %llu %llu\n", fd->stats.pkts,
+		       fd->stats.bytes, fd->stats.drops);
+	mutex_unlock(&fot_lock);
+	return n;
+}
+
+static ssize_t stats_store(struct device *d, struct device_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct fot_dev *fd = fot_dev_of(d);
+	struct fot_counters c;
+	int err;
+
+	err = fot_counters_parse(buf, &c);
+	if (err)
+		return err;
+	mutex_lock(&fot_lock);
+	fd->stats = c;
+	mutex_unlock(&fot_lock);
+	return count;
+}
+static DEVICE_ATTR_RW(stats);
+
+static ssize_t refuse_show(struct device *d, struct device_attribute *attr,
+			   char *buf)
+{
+	struct fot_dev *fd = fot_dev_of(d);
+	struct fot_buf b = {};
+	ssize_t n;
+
+	mutex_lock(&fot_lock);
+	fot_refuse_put(&b, fd->refuse_all, fd->refuse_keys);
+	mutex_unlock(&fot_lock);
+	n = b.failed ? -ENOMEM : sysfs_emit(buf, "%s", b.s);
+	kfree(b.s);
+	return n;
+}
+
+static ssize_t refuse_store(struct device *d, struct device_attribute *attr,
+			    const char *buf, size_t count)
+{
+	struct fot_dev *fd = fot_dev_of(d);
+	unsigned long keys;
+	bool all;
+	char *s;
+	int err;
+
+	s = kstrndup(buf, count, GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	err = fot_refuse_parse(s, &all, &keys);
+	kfree(s);
+	if (err)
+		return err;
+	mutex_lock(&fot_lock);
+	fd->refuse_all = all;
+	fd->refuse_keys = keys;
+	mutex_unlock(&fot_lock);
+	return count;
+}
+static DEVICE_ATTR_RW(refuse);
+
+/* the part of text (len bytes at *pos of a file) in [off, off + count) */
+static void fot_window(char *buf, loff_t off, size_t count, loff_t *pos,
+		       const char *text, size_t len)
+{
+	loff_t start = max(off, *pos);
+	loff_t end = min_t(loff_t, off + count, *pos + len);
+
+	if (start < end)
+		memcpy(buf + (start - off), text + (start - *pos), end - start);
+	*pos += len;
+}
+
+/* the device's log, as debugfs shows the log of every line */
+static ssize_t fot_dev_log_read(struct file *file, struct kobject *kobj,
+				struct bin_attribute *attr, char *buf,
+				loff_t off, size_t count)
+{
+	struct fot_dev *fd = fot_dev_of(kobj_to_dev(kobj));
+	char last[40];
+	loff_t pos = 0;
+	unsigned long i;
+	char *s;
+
+	mutex_lock(&fot_lock);
+	xa_for_each(&fd->log.lines, i, s) {
+		fot_window(buf, off, count, &pos, s, strlen(s));
+		fot_window(buf, off, count, &pos, "\n", 1);
+	}
+	if (fd->log.dropped) {
+		snprintf(last, sizeof(last), "{\"truncated\": %llu}\n",
+			 fd->log.dropped);
+		fot_window(buf, off, count, &pos, last, strlen(last));
+	}
+	mutex_unlock(&fot_lock);
+	return clamp_t(loff_t, pos - off, 0, count);
+}
+
+/* a write clears the device's log */
+static ssize_t fot_dev_log_write(struct file *file, struct kobject *kobj,
+				 struct bin_attribute *attr, char *buf,
+				 loff_t off, size_t count)
+{
+	struct fot_dev *fd = fot_dev_of(kobj_to_dev(kobj));
+
+	mutex_lock(&fot_lock);
+	fot_log_clear(&fd->log);
+	mutex_unlock(&fot_lock);
+	return count;
+}
+
+static struct bin_attribute fot_dev_attr_log =
+	__BIN_ATTR(log, 0644, fot_dev_log_read, fot_dev_log_write, 0);
+
+static struct attribute *fot_dev_attrs[] = {
+	&dev_attr_stats.attr,
+	&dev_attr_refuse.attr,
+	NULL,
+};
+
+static struct bin_attribute *fot_dev_bin_attrs[] = {
+	&fot_dev_attr_log,
+	NULL,
+};
+
+/* /sys/class/net/DEV/fltest/: what debugfs has, for this device alone */
+static const struct attribute_group fot_dev_group = {
+	.name = FOT_KIND,
+	.attrs = fot_dev_attrs,
+	.bin_attrs = fot_dev_bin_attrs,
+};
+
+/* a device with no wire: what it sends is dropped */
+static netdev_tx_t fot_dev_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	dev_core_stats_tx_dropped_inc(dev);
+	kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops fot_netdev_ops = {
+	.ndo_start_xmit		= fot_dev_xmit,
+	.ndo_validate_addr	= eth_validate_addr,
+	.ndo_set_mac_address	= eth_mac_addr,
+	.ndo_setup_tc		= fot_ndo_setup_tc,
+};
+
+static void fot_get_drvinfo(struct net_device *dev,
+			    struct ethtool_drvinfo *info)
+{
+	strscpy(info->driver, KBUILD_MODNAME, sizeof(info->driver));
+}
+
+static const struct ethtool_ops fot_ethtool_ops = {
+	.get_drvinfo		= fot_get_drvinfo,
+};
+
+/*
+ * The device's priv_destructor, after its unregistration (or a failed
+ * registration): tc has released its bindings with its qdiscs.
+ */
+static void fot_dev_free(struct net_device *dev)
+{
+	struct fot_dev *fd = netdev_priv(dev);
+	struct fot_binding *b;
+
+	mutex_lock(&fot_lock);
+	list_for_each_entry(b, &fot_bindings, node)
+		if (WARN_ON_ONCE(b->fd == fd))
+			b->fd = NULL;
+	fot_log_clear(&fd->log);
+	mutex_unlock(&fot_lock);
+}
+
+static void fot_dev_setup(struct net_device *dev)
+{
+	struct fot_dev *fd = netdev_priv(dev);
+
+	ether_setup(dev);
+	dev->netdev_ops = &fot_netdev_ops;
+	dev->ethtool_ops = &fot_ethtool_ops;
+	dev->needs_free_netdev = true;
+	dev->priv_destructor = fot_dev_free;
+	dev->sysfs_groups[0] = &fot_dev_group;
+	dev->flags |= IFF_NOARP;
+	dev->flags &= ~IFF_MULTICAST;
+	dev->priv_flags |= IFF_LIVE_ADDR_CHANGE | IFF_NO_QUEUE;
+	/* tc_can_offload(); ethtool -K DEV hw-tc-offload off turns it off */
+	dev->features |= NETIF_F_LLTX | NETIF_F_HW_TC;
+	dev->hw_features |= NETIF_F_HW_TC;
+	eth_hw_addr_random(dev);
+	fd->dev = dev;
+	xa_init(&fd->log.lines);
+}
+
+static int fot_dev_validate(struct nlattr *tb[], struct nlattr *data[],
+			    struct netlink_ext_ack *extack)
+{
+	if (tb[IFLA_ADDRESS]) {
+		if (nla_len(tb[IFLA_ADDRESS]) != ETH_ALEN)
+			return -EINVAL;
+		if (!is_valid_ether_addr(nla_data(tb[IFLA_ADDRESS])))
+			return -EADDRNOTAVAIL;
+	}
+	return 0;
+}
+
+/* ip link add NAME type fltest: more devices, in any namespace */
+static struct rtnl_link_ops fot_link_ops __read_mostly = {
+	.kind		= FOT_KIND,
+	.priv_size	= sizeof(struct fot_dev),
+	.setup		= fot_dev_setup,
+	.validate	= fot_dev_validate,
+};
+
+/* rtnl held */
+static int __init fot_dev_create(void)
+{
+	struct net_device *dev;
+	int err;
+
+	dev = alloc_netdev(sizeof(struct fot_dev), FOT_KIND "%d",
+			   NET_NAME_ENUM, fot_dev_setup);
+	if (!dev)
+		return -ENOMEM;
+	dev->rtnl_link_ops = &fot_link_ops;
+	err = register_netdevice(dev);
+	if (err < 0)
+		free_netdev(dev);
+	return err;
+}
+
+/* the link kind and ndevs devices of it, as dummy makes its devices */
+static int __init fot_devs_init(void)
+{
+	unsigned int i;
+	int err;
+
+	down_write(&pernet_ops_rwsem);
+	rtnl_lock();
+	err = __rtnl_link_register(&fot_link_ops);
+	if (err < 0)
+		goto out;
+	for (i = 0; i < ndevs && !err; i++) {
+		err = fot_dev_create();
+		cond_resched();
+	}
+	/* unregisters the devices made */
+	if (err < 0)
+		__rtnl_link_unregister(&fot_link_ops);
+out:
+	rtnl_unlock();
+	up_write(&pernet_ops_rwsem);
+	return err;
+}
 
 /* ---- module ---- */
 
@@ -1479,6 +1925,16 @@ static void fot_cookies_free(void)
 	}
 }
 
+/* what is left once no callback or handler can run */
+static void fot_state_free(void)
+{
+	WARN_ON_ONCE(!list_empty(&fot_bindings));
+	fot_cookies_free();
+	fot_log_clear(&fot_glog);
+	kfree(fot_devices);
+	fot_devices = NULL;
+}
+
 static int __init fot_init(void)
 {
 	int err;
@@ -1486,6 +1942,18 @@ static int __init fot_init(void)
 	BUILD_BUG_ON(FLOW_DISSECTOR_KEY_L2TPV3 + 1 != FLOW_DISSECTOR_KEY_MAX);
 	BUILD_BUG_ON(FLOW_ACTION_CONTINUE + 1 != NUM_FLOW_ACTIONS);
 	BUILD_BUG_ON(FLOW_DISSECTOR_KEY_MAX > BITS_PER_LONG);
+
+	/*
+	 * vermagic does not tell apart two builds of one release, such as
+	 * the guest's kernel and its debug build (KASAN and lockdep: other
+	 * layouts of what this module shares with the kernel): refuse any
+	 * kernel but the one this module was built against.
+	 */
+	if (strcmp(init_utsname()->version, UTS_VERSION)) {
+		pr_err("built for the kernel \"%s\", not \"%s\"\n",
+		       UTS_VERSION, init_utsname()->version);
+		return -ENOEXEC;
+	}
 
 	fot_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	if (IS_ERR(fot_dir))
@@ -1496,23 +1964,34 @@ static int __init fot_init(void)
 	debugfs_create_file("refuse", 0600, fot_dir, NULL, &fot_refuse_fops);
 
 	err = flow_indr_dev_register(fot_indr_setup, &fot_bindings);
-	if (err) {
-		debugfs_remove_recursive(fot_dir);
-		return err;
-	}
+	if (err)
+		goto err_debugfs;
+	err = fot_devs_init();
+	if (err)
+		goto err_indr;
 	return 0;
+
+err_indr:
+	flow_indr_dev_unregister(fot_indr_setup, &fot_bindings, fot_release);
+err_debugfs:
+	debugfs_remove_recursive(fot_dir);
+	fot_state_free();
+	return err;
 }
 
 static void __exit fot_exit(void)
 {
 	/* no debugfs handler runs after this */
 	debugfs_remove_recursive(fot_dir);
-	/* tc unbinds and releases every binding: no callback runs after */
+	/*
+	 * Every device of kind fltest, in every namespace, goes: tc unbinds
+	 * its blocks and releases its bindings on the way.
+	 */
+	rtnl_link_unregister(&fot_link_ops);
+	/* tc unbinds and releases every other binding */
 	flow_indr_dev_unregister(fot_indr_setup, &fot_bindings, fot_release);
-	WARN_ON_ONCE(!list_empty(&fot_bindings));
-	fot_cookies_free();
-	fot_log_clear();
-	kfree(fot_devices);
+	/* no callback runs after this */
+	fot_state_free();
 }
 
 module_init(fot_init);
@@ -1520,3 +1999,4 @@ module_exit(fot_exit);
 
 MODULE_DESCRIPTION("flower offload test driver: records what tc gives drivers");
 MODULE_LICENSE("GPL");
+MODULE_ALIAS_RTNL_LINK(FOT_KIND);

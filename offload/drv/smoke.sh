@@ -8,7 +8,15 @@
 # checks what tc gives it: filters with and without skip_sw/skip_hw,
 # refusals (all, by key), stats, matchall, actions' parameters, a shared
 # block (bind, leave, join with playback), chain templates, the log's
-# format and bound, and rmmod.  The expectations are those of the 6.1
+# format and bound, and rmmod.  Then the driver's own devices (fltest0,
+# fltest1 from the load, fltest8 and fltest9 from `ip link add type
+# fltest`), bound
+# through ndo_setup_tc: skip_sw accepted (in_hw_count 1) and refused (by
+# the device's sysfs refuse, by debugfs's, by hw-tc-offload off: the
+# add fails with the driver's extack, no filter; without skip_sw it is
+# added not_in_hw), their own stats, a skip_sw filter unused by software
+# (ping out of fltest1, the next prio counts), a shared block joined with
+# playback, a move to a netns.  The expectations are those of the 6.1
 # tree's stock cls_flower; two of them pin 6.1 cls_api behaviour on a
 # block bound only indirectly (offload/README.md, "Stock 6.1"):
 #   - skip_sw fails with EOPNOTSUPP before any driver is asked;
@@ -46,13 +54,20 @@ check() {
 	fi
 }
 
-# has N FILTER: exactly N log lines match the jq condition FILTER
+# has N FILTER [FILE]: exactly N lines of the log (or of FILE, a device's
+# log) match the jq condition FILTER
 has() {
-	got=$(jq -c "select($2)" "$LOG" | wc -l)
+	f=${3:-$LOG}
+	got=$(jq -c "select($2)" "$f" | wc -l)
 	[ "$got" -eq "$1" ] && return 0
-	echo "expected $1 log line(s) with $2, got $got; the log:"
-	cat "$LOG"
+	echo "expected $1 line(s) of $f with $2, got $got; the log:"
+	cat "$f"
 	return 1
+}
+
+# dlog DEV: the log of a device of kind fltest
+dlog() {
+	echo "/sys/class/net/$1/fltest/log"
 }
 
 # field FILTER FIELD: FIELD of the log lines matching FILTER
@@ -385,6 +400,194 @@ t_tmplt_unbind() {
 check "a template's block unbound: tmplt_destroy in the playback" \
 	t_tmplt_unbind
 
+# ---- devices of the driver's own (kind fltest, ndo_setup_tc) ------------
+# fltest0 and fltest1 come with the module (ndevs=2); tc binds their blocks
+# through ndo_setup_tc, so cls_api counts them as offloading devices:
+# skip_sw works on them, unlike on the veths above.
+fltshow() {	# fltshow PRIO: fltest0's ingress filters of PRIO
+	tc filter show dev fltest0 ingress prio "$1"
+}
+
+fltflower() {	# fltflower PRIO ARGS...: a flower filter on fltest0's ingress
+	p=$1
+	shift
+	tc filter add dev fltest0 ingress protocol ip prio "$p" flower "$@"
+}
+
+t_flt_devices() {
+	for d in fltest0 fltest1; do
+		shows "fltest addrgenmode" ip -d link show "$d" &&
+			shows "hw-tc-offload: on" ethtool -k "$d" &&
+			shows "driver: flower_offload_test" ethtool -i "$d" ||
+			return 1
+		for f in log stats refuse; do
+			[ -e "/sys/class/net/$d/fltest/$f" ] ||
+				{ echo "no /sys/class/net/$d/fltest/$f"; return 1; }
+		done
+	done
+	[ "$(cat /sys/class/net/fltest0/fltest/stats)" = "0 0 0" ] &&
+		[ "$(cat /sys/class/net/fltest0/fltest/refuse)" = none ] &&
+		[ ! -s "$(dlog fltest0)" ]
+}
+check "insmod made fltest0 and fltest1: kind fltest, hw-tc-offload on, sysfs" \
+	t_flt_devices
+
+t_flt_skip_sw() {
+	clear_log
+	tc qdisc add dev fltest0 ingress &&
+		fltflower 1 skip_sw dst_ip 10.0.0.1 action drop &&
+		shows "skip_sw" fltshow 1 &&
+		shows "in_hw in_hw_count 1" fltshow 1 &&
+		has 1 '.type == "block" and .cmd == "bind" and .dev == "fltest0"
+		       and .binder == "ingress"' "$(dlog fltest0)" &&
+		has 1 '.cmd == "replace" and .prio == 1 and .dev == "fltest0"
+		       and .has_extack == true and .result == 0' \
+			"$(dlog fltest0)" &&
+		has 1 '.cmd == "replace" and .dev == "fltest0"' &&
+		jq -e -s '[.[].seq] == [range(1; length + 1)]' \
+			"$(dlog fltest0)" >/dev/null
+}
+check "fltest0: skip_sw accepted, in_hw in_hw_count 1, in both logs" \
+	t_flt_skip_sw
+CF1=$(jq 'select(.cmd == "replace") | .cookie' "$(dlog fltest0)")
+
+t_flt_refuse_skip_sw() {
+	clear_log
+	echo all > /sys/class/net/fltest0/fltest/refuse || return 1
+	o=$(fails fltflower 2 skip_sw dst_ip 10.0.0.2 action drop)
+	rc=$?
+	echo none > /sys/class/net/fltest0/fltest/refuse
+	[ "$rc" -eq 0 ] &&
+		said "Error: flower_offload_test: refused" "$o" &&
+		[ -z "$(fltshow 2)" ] &&
+		has 1 '.cmd == "replace" and .prio == 2 and .result == -95
+		       and .has_extack == true
+		       and .extack == "flower_offload_test: refused"'
+}
+check "fltest0 refuse all (sysfs), skip_sw: fails with the extack, no filter" \
+	t_flt_refuse_skip_sw
+
+t_flt_refuse_global() {
+	clear_log
+	echo all > $D/refuse || return 1
+	o=$(fails fltflower 2 skip_sw dst_ip 10.0.0.2 action drop)
+	rc=$?
+	fltflower 3 dst_ip 10.0.0.3 action drop
+	rc3=$?
+	echo none > $D/refuse
+	[ "$rc" -eq 0 ] && [ "$rc3" -eq 0 ] &&
+		said "Error: flower_offload_test: refused" "$o" &&
+		[ -z "$(fltshow 2)" ] && shows "not_in_hw" fltshow 3 &&
+		has 1 '.cmd == "replace" and .prio == 3 and .result == -95
+		       and .has_extack == false'
+}
+check "debugfs refuse all: fltest0's skip_sw fails, a plain filter not_in_hw" \
+	t_flt_refuse_global
+
+t_flt_hw_tc_off() {
+	clear_log
+	ethtool -K fltest0 hw-tc-offload off || return 1
+	o=$(fails fltflower 4 skip_sw dst_ip 10.0.0.4 action drop)
+	rc=$?
+	fltflower 5 dst_ip 10.0.0.5 action drop
+	rc5=$?
+	ethtool -K fltest0 hw-tc-offload on || return 1
+	[ "$rc" -eq 0 ] && [ "$rc5" -eq 0 ] &&
+		said "Error: TC offload is disabled on net device" "$o" &&
+		[ -z "$(fltshow 4)" ] && shows "not_in_hw" fltshow 5 &&
+		has 1 '.cmd == "replace" and .prio == 4 and .result == -95
+		       and .extack == "TC offload is disabled on net device"'
+}
+check "hw-tc-offload off: skip_sw refused by the driver, a plain filter not_in_hw" \
+	t_flt_hw_tc_off
+
+t_flt_stats() {
+	clear_log
+	echo "7 700 2" > /sys/class/net/fltest0/fltest/stats || return 1
+	got=$(cat /sys/class/net/fltest0/fltest/stats)
+	o=$(tc -s filter show dev fltest0 ingress prio 1 2>&1)
+	echo "0 0 0" > /sys/class/net/fltest0/fltest/stats
+	[ "$got" = "7 700 2" ] || { echo "stats reads '$got'"; return 1; }
+	[ "$(cat $D/stats)" = "0 0 0" ] &&
+		said "Sent hardware 700 bytes 7 pkt" "$o" &&
+		said "Sent software 0 bytes 0 pkt" "$o" &&
+		has 1 '.cmd == "stats" and .prio == 1 and .pkts == 7
+		       and .bytes == 700 and .drops == 2 and .result == 0'
+}
+check "fltest0 stats (sysfs, not debugfs's): tc -s shows them as hardware's" \
+	t_flt_stats
+
+# fltest1's egress: ping's frames go out of it (and are dropped there)
+t_flt_sw_path() {
+	ip addr add 10.9.9.1/24 dev fltest1 && ip link set fltest1 up &&
+		tc qdisc add dev fltest1 clsact &&
+		tc filter add dev fltest1 egress protocol ip prio 1 flower \
+			skip_sw dst_ip 10.9.9.2 action drop &&
+		tc filter add dev fltest1 egress protocol ip prio 2 flower \
+			dst_ip 10.9.9.2 action pass || return 1
+	ping -c 2 -i 0.2 -W 1 10.9.9.2 >/dev/null 2>&1
+	o1=$(tc -s filter show dev fltest1 egress prio 1)
+	o2=$(tc -s filter show dev fltest1 egress prio 2)
+	said "in_hw in_hw_count 1" "$o1" && said "Sent 0 bytes 0 pkt" "$o1" &&
+		said "Sent [0-9]* bytes 2 pkt" "$o2"
+}
+check "a skip_sw filter is not used by software: the next prio counts 2 pings" \
+	t_flt_sw_path
+
+t_flt_shared() {
+	clear_log
+	ip link add fltest8 type fltest && ip link add fltest9 type fltest &&
+		tc qdisc add dev fltest8 ingress_block 30 ingress &&
+		tc filter add block 30 protocol ip prio 1 flower skip_sw \
+			dst_ip 10.0.0.1 action drop &&
+		shows "in_hw in_hw_count 1" tc filter show block 30 &&
+		tc qdisc add dev fltest9 ingress_block 30 ingress &&
+		shows "in_hw in_hw_count 2" tc filter show block 30 &&
+		[ "$(jq -r '.cmd' "$(dlog fltest9)" | head -2 | tr '\n' ,)" = \
+		  "bind,replace," ] &&
+		has 1 '.cmd == "replace"
+		       and .result == 0' "$(dlog fltest9)"
+}
+check "ip link add type fltest; joins a shared block: playback, the add works" \
+	t_flt_shared
+
+t_flt_leave() {
+	clear_log
+	tc qdisc del dev fltest9 ingress &&
+		shows "in_hw in_hw_count 1" tc filter show block 30 &&
+		[ "$(jq -r 'select(.dev == "fltest9") | .cmd' "$LOG" |
+		     tr '\n' ,)" = "unbind,destroy,release," ]
+}
+check "a fltest device leaves the block: unbind, destroy, release" t_flt_leave
+
+t_flt_netns() {
+	ip netns add fotns && ip link set fltest9 netns fotns &&
+		ip -n fotns link show fltest9 >/dev/null &&
+		ip netns exec fotns tc qdisc add dev fltest9 ingress &&
+		ip netns exec fotns tc filter add dev fltest9 ingress \
+			protocol ip prio 1 flower skip_sw dst_ip 10.0.0.1 \
+			action drop &&
+		shows "in_hw in_hw_count 1" ip netns exec fotns \
+			tc filter show dev fltest9 ingress &&
+		ip netns exec fotns cat "$(dlog fltest9)" >/dev/null &&
+		ip netns del fotns &&
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			ip link show fltest9 >/dev/null 2>&1 || break
+			sleep 0.5
+		done &&
+		! ip link show fltest9 >/dev/null 2>&1
+}
+check "a fltest device moves to a netns, offloads there, goes with it" \
+	t_flt_netns
+
+t_flt_delete() {
+	clear_log
+	tc filter del dev fltest0 ingress prio 1 &&
+		has 1 ".cmd == \"destroy\" and .prio == 1 and .cookie == $CF1
+		       and .dev == \"fltest0\" and .result == 0"
+}
+check "fltest0: delete, destroy with the replace's cookie" t_flt_delete
+
 # ---- log ----------------------------------------------------------------
 t_clear() {
 	echo x > "$LOG" && [ ! -s "$LOG" ]
@@ -395,9 +598,14 @@ check "log: a write clears it" t_clear
 t_rmmod() {
 	rmmod flower_offload_test && [ ! -e "$D" ] &&
 		! tc filter show dev veth0 ingress | grep in_hw_count &&
-		! tc filter show block 22 | grep in_hw_count
+		! tc filter show block 22 | grep in_hw_count &&
+		! tc filter show block 30 | grep in_hw_count &&
+		! ip link show fltest0 >/dev/null 2>&1 &&
+		! ip link show fltest1 >/dev/null 2>&1 &&
+		! ip link show fltest8 >/dev/null 2>&1
 }
-check "rmmod: unbinds everything, no filter left in hardware" t_rmmod
+check "rmmod: unbinds everything, no filter left in hardware, fltest gone" \
+	t_rmmod
 
 t_truncate() {
 	insmod "$KO" log_max=3 || return 1

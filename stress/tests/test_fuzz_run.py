@@ -445,6 +445,13 @@ class TestGenerator(unittest.TestCase):
                 opts = model.expected_opts(tp, f)
                 if tp.proto == attrs.ETH_P_ALL and any(f.mask['vlan_tpid']):
                     continue
+                # a ct_state sent without its mask gets the exact mask,
+                # 0xffff, and dumps it: as on stock, a request cannot
+                # carry undefined ct_state bits back (Unknown ct_state
+                # flags)
+                if struct.unpack('<H', bytes(f.mask['ct.state']))[0] & \
+                        ~attrs.CT_FLAGS:
+                    continue
                 g = model.fl_parse(compare.dumped_request(tp.proto, opts),
                                    False, tp.proto)
                 self.assertEqual(g.mkey(f.mask), f.mkey())

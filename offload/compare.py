@@ -1,0 +1,595 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host side of the offload oracle: ours and stock must give drivers the
+same rules.  Reads the two runs of offload/replay.py (same request file)
+and reports every difference, item by item (an item: one filter request
+with its flag, one template, one scenario; offload/sources.py).
+
+Compared, step by step (same commands in the same order):
+  rc       exit status (tc's batch line failed or not, a netlink errno, a
+           debugfs write's errno)
+  stderr   tc's stderr without the extack lines ("RTNETLINK answers: ..."
+           says the errno)
+  extack   tc's "Error: ..."/"Warning: ..." lines (the netlink message of
+           a nl_add): equal, or stock has none and ours has one ("message
+           added": counted, listed, not a failure)
+  log      the driver's callbacks in order: dev, type, cmd, cookie, chain,
+           prio, proto, classid, has_extack, used_keys, each key's key and
+           mask bytes, the actions (id, hw_stats, parameters), the stats
+           the driver answered, its result and extack; the block binds
+  show     `tc -s -j filter show` per filter: chain, pref, protocol,
+           kind, handle, the flags (skip_hw, skip_sw, in_hw, not_in_hw),
+           in_hw_count, classid, per action its kind and counters
+Not compared: the log's seq; an action's index (the kernel allocates
+indexes the lowest free first, and an action freed by an RCU work may or
+may not be free yet, on either kernel); the dump's keys (the corpus and
+tdc compare dumps); times.  Cookies are the driver's small ints, renamed
+per item in order of appearance (Cookies: when an int names a new rule
+at a freed rule's address).
+
+An item passes when nothing differs but added messages; an item whose
+every difference an entry of offload/known.py explains passes as "known";
+anything else fails.  A run that proves nothing counts one failure more
+per reason: a run missing or cut short, one cls_flower module (or one
+guest variant) on both sides, no flower rule the driver took on stock.
+Prints the failures, then `N passed, N failed`; --doc writes the report
+(docs/offload.md).  Exit status 1 on a failure.
+
+usage: python3 -m offload.compare --ours OURS.json --stock STOCK.json
+           [--requests REQ.json] [--doc FILE] [--list N] [--wall SECS]
+           [--same-module]
+"""
+import argparse
+import collections
+import datetime
+import json
+import re
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True
+
+from flower.report import cell, load  # noqa: E402
+from offload.known import KNOWN  # noqa: E402
+
+TIME_KEYS = frozenset(('installed', 'last_used', 'first_used', 'expires'))
+FLAG_KEYS = ('skip_hw', 'skip_sw', 'in_hw', 'not_in_hw', 'verbose')
+EXTACK_PREFIXES = ('Error:', 'Warning:')
+DESTROYS = ('destroy', 'tmplt_destroy')
+FIELDS = ('rc', 'stderr', 'extack', 'log', 'show', 'steps', 'item')
+
+Diff = collections.namedtuple('Diff', 'field step cmd text added')
+
+
+# --- normalization -----------------------------------------------------------
+def split_stderr(op, err):
+    """(extack lines, other lines) of a step's stderr."""
+    if op == 'nl_add':
+        return ([err] if err else []), []
+    lines = [ln for ln in (err or '').splitlines() if ln.strip()]
+    ext = [ln for ln in lines if ln.startswith(EXTACK_PREFIXES)]
+    return ext, [ln for ln in lines if not ln.startswith(EXTACK_PREFIXES)]
+
+
+class Cookies:
+    """The driver's cookie ints -> 1, 2, ... in order of appearance in an
+    item.  After a device was given a DESTROY of an int, the int names a
+    new rule (a freed rule's address used again) when that device is
+    given a REPLACE or TMPLT_CREATE of it (the driver numbers such a
+    cookie anew itself), or any call of it in a later step (the driver
+    keeps a dead cookie's number, so the DESTROY of a new rule it never
+    took can come with an old number); a DESTROY in the same step is the
+    same rule's (stock destroys a rule it failed to add twice)."""
+
+    def __init__(self):
+        self.canon = {}
+        self.dead = {}          # (dev, raw) -> step of its DESTROY
+        self.next = 0
+
+    def name(self, dev, raw, cmd, step=0):
+        death = self.dead.get((dev, raw))
+        if raw not in self.canon or (death is not None and (
+                cmd in ('replace', 'tmplt_create') or death != step)):
+            self.next += 1
+            self.canon[raw] = self.next
+            self.dead = {d: st for d, st in self.dead.items()
+                         if d[1] != raw}
+        if cmd in DESTROYS:
+            self.dead[(dev, raw)] = step
+        return self.canon[raw]
+
+
+def norm_line(line, cookies, step=0):
+    out = {k: v for k, v in line.items() if k != 'seq'}
+    if 'cookie' in out:
+        out['cookie'] = cookies.name(out.get('dev'), out['cookie'],
+                                     out.get('cmd'), step)
+    if isinstance(out.get('actions'), list):
+        out['actions'] = [{k: v for k, v in a.items() if k != 'index'}
+                          if isinstance(a, dict) else a
+                          for a in out['actions']]
+    return out
+
+
+def strip_times(obj):
+    if isinstance(obj, dict):
+        return {k: strip_times(v) for k, v in obj.items()
+                if k not in TIME_KEYS}
+    if isinstance(obj, list):
+        return [strip_times(v) for v in obj]
+    return obj
+
+
+def project_show(show):
+    """The offload-relevant part of `tc -s -j filter show`: one dict per
+    filter."""
+    if not isinstance(show, list):
+        return show
+    out = []
+    for f in show:
+        opts = f.get('options') if isinstance(f, dict) else None
+        if not isinstance(opts, dict) or 'handle' not in opts:
+            continue
+        acts = []
+        for a in opts.get('actions') or []:
+            acts.append(dict(order=a.get('order'), kind=a.get('kind'),
+                             stats=strip_times(a.get('stats')),
+                             hw_stats=a.get('hw_stats'),
+                             used_hw_stats=a.get('used_hw_stats')))
+        out.append(dict(chain=f.get('chain'), pref=f.get('pref'),
+                        protocol=f.get('protocol'), kind=f.get('kind'),
+                        handle=opts.get('handle'),
+                        flags=[k for k in FLAG_KEYS if opts.get(k)],
+                        in_hw_count=opts.get('in_hw_count'),
+                        classid=opts.get('classid'), actions=acts))
+    return out
+
+
+def rule_of(line):
+    return tuple(line.get(k) for k in ('dev', 'type', 'cookie', 'chain',
+                                      'prio'))
+
+
+def norm_log(lines, cookies, step):
+    """The step's log, less the destroys that tell a driver again to
+    forget a rule it was told to forget in this step, and does not hold
+    (-ENOENT).  Stock sends that for every rule it failed to offload:
+    fl_hw_replace_filter() destroys the rule, and fl_change()'s error
+    path (errout_hw) destroys it again, on every callback of the block.
+    A driver must take a destroy of a rule it does not hold, so the second
+    tells it nothing; ours sends one.  Returns (log, how many dropped)."""
+    out, gone, dropped = [], set(), 0
+    for ln in lines:
+        line = norm_line(ln, cookies, step)
+        rule = rule_of(line)
+        if line.get('cmd') == 'destroy':
+            if rule in gone and line.get('result') == -2:
+                dropped += 1
+                continue
+            gone.add(rule)
+        elif line.get('cmd') == 'replace':
+            gone.discard(rule)
+        out.append(line)
+    return out, dropped
+
+
+def norm_item(rec):
+    """A replay record -> [{cmd, op, rc, extack, stderr, log, show,
+    dropped}] (dropped: repeated destroys left out, repeated_destroy())."""
+    cookies = Cookies()
+    steps = []
+    for i, s in enumerate(rec.get('steps', [])):
+        ext, other = split_stderr(s.get('op'), s.get('err'))
+        log, dropped = norm_log(s.get('log', []), cookies, i)
+        steps.append(dict(
+            cmd=s.get('cmd'), op=s.get('op'), rc=s.get('rc'), extack=ext,
+            stderr=other, log=log, dropped=dropped,
+            show=project_show(s['show']) if 'show' in s else None))
+    return steps
+
+
+# --- differences -------------------------------------------------------------
+def short(v, n=90):
+    t = json.dumps(v, sort_keys=True) if not isinstance(v, str) else v
+    return t if len(t) <= n else t[:n - 3] + '...'
+
+
+def dict_diff(a, b, prefix=''):
+    """Paths where dicts a (ours) and b (stock) differ: [(path, a, b)]."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b), key=str):
+            if a.get(k, '<absent>') != b.get(k, '<absent>'):
+                out += dict_diff(a.get(k, '<absent>'), b.get(k, '<absent>'),
+                                 prefix + ('.' if prefix else '') + str(k))
+        return out
+    if a != b:
+        return [(prefix or '.', a, b)]
+    return []
+
+
+def log_diff(ours, stock):
+    """One line saying how two driver logs differ, or None."""
+    if ours == stock:
+        return None
+    for i, (a, b) in enumerate(zip(ours, stock)):
+        if a != b:
+            what = '%s %s on %s' % (b.get('type', '?'), b.get('cmd', '?'),
+                                    b.get('dev', '?'))
+            paths = dict_diff(a, b)
+            p, va, vb = paths[0]
+            more = ' (+%d more)' % (len(paths) - 1) if len(paths) > 1 else ''
+            return 'callback %d (%s): %s: ours %s, stock %s%s' % (
+                i + 1, what, p, short(va), short(vb), more)
+    longer, n = ('ours', len(ours)) if len(ours) > len(stock) \
+        else ('stock', len(stock))
+    extra = (ours if len(ours) > len(stock) else stock)[min(len(ours),
+                                                           len(stock))]
+    return '%d callbacks on ours, %d on stock; %s also has %s %s on %s' % (
+        len(ours), len(stock), longer, extra.get('type', '?'),
+        extra.get('cmd', '?'), extra.get('dev', '?')) if n else None
+
+
+def show_diff(ours, stock):
+    if ours == stock:
+        return None
+    if not isinstance(ours, list) or not isinstance(stock, list):
+        return 'ours %s, stock %s' % (short(ours), short(stock))
+    if len(ours) != len(stock):
+        return '%d filters on ours, %d on stock' % (len(ours), len(stock))
+    for a, b in zip(ours, stock):
+        if a != b:
+            paths = dict_diff(a, b)
+            p, va, vb = paths[0]
+            more = ' (+%d more)' % (len(paths) - 1) if len(paths) > 1 else ''
+            return 'filter chain %s pref %s handle %s: %s: ours %s, stock ' \
+                '%s%s' % (b.get('chain'), b.get('pref'), b.get('handle'), p,
+                          short(va), short(vb), more)
+    return None
+
+
+def diff_item(ours_rec, stock_rec):
+    """[Diff] between one item's two records."""
+    if ours_rec is None or stock_rec is None:
+        return [Diff('item', None, None, 'no result on %s' % (
+            'ours' if ours_rec is None else 'stock'), False)]
+    out = []
+    for name, rec in (('ours', ours_rec), ('stock', stock_rec)):
+        if rec.get('error'):
+            out.append(Diff('item', None, None, 'runner error on %s: %s' % (
+                name, rec['error']), False))
+    a, b = norm_item(ours_rec), norm_item(stock_rec)
+    if len(a) != len(b):
+        # after the steps' own differences: the cause comes first (a
+        # filter one kernel refused is one flush delete fewer there)
+        out.append(Diff('steps', None, None, '%d steps on ours, %d on stock'
+                        % (len(a), len(b)), False))
+    count = out.pop() if len(a) != len(b) else None
+    for i, (x, y) in enumerate(zip(a, b)):
+        cmd = y['cmd']
+        if x['cmd'] != y['cmd']:
+            out.append(Diff('steps', i, cmd, 'step %d is `%s` on ours' % (
+                i + 1, x['cmd']), False))
+            break
+        if x['rc'] != y['rc']:
+            out.append(Diff('rc', i, cmd, 'exit status: ours %s, stock %s'
+                            % (x['rc'], y['rc']), False))
+        added = x['extack'] != y['extack'] and not y['extack']
+        stock_err = y['stderr']
+        if added:
+            # tc prints "RTNETLINK answers: <errno>" only when the kernel
+            # sent no message: ours' message hides the errno
+            stock_err = [ln for ln in stock_err if not ln.startswith(
+                'RTNETLINK answers:')]
+        if x['stderr'] != stock_err:
+            out.append(Diff('stderr', i, cmd, 'stderr: ours %s, stock %s' % (
+                short(' / '.join(x['stderr']) or '(none)'),
+                short(' / '.join(y['stderr']) or '(none)')), False))
+        if x['extack'] != y['extack']:
+            hidden = [ln for ln in y['stderr'] if ln not in stock_err]
+            out.append(Diff('extack', i, cmd, 'extack: ours %s, stock %s%s' % (
+                short(' / '.join(x['extack']) or '(none)'),
+                short(' / '.join(y['extack']) or '(none)'),
+                ' (stock: %s; the errno tc does not print with a message)'
+                % short(' / '.join(hidden)) if hidden else ''), added))
+        t = log_diff(x['log'], y['log'])
+        if t:
+            out.append(Diff('log', i, cmd, t, False))
+        t = show_diff(x['show'], y['show'])
+        if t:
+            out.append(Diff('show', i, cmd, t, False))
+    if count:
+        out.append(count)
+    return out
+
+
+def known_for(item, diffs, known=KNOWN):
+    """The entries of known that explain every failing diff, or None."""
+    fails = [d for d in diffs if not d.added]
+    if not fails:
+        return None
+    used = []
+    for d in fails:
+        for k in known:
+            if (re.search(k['items'], item.get('id', '')) or
+                    re.search(k['items'], item.get('what', ''))) and \
+                    ('*' in k['fields'] or d.field in k['fields']):
+                if k not in used:
+                    used.append(k)
+                break
+        else:
+            return None
+    return used
+
+
+Result = collections.namedtuple('Result', 'item status diffs known')
+
+
+def compare(items, ours, stock, known=KNOWN):
+    """[Result] per item; status 'pass', 'added', 'known' or 'fail'."""
+    o = {r['id']: r for r in (ours or {}).get('items', [])}
+    s = {r['id']: r for r in (stock or {}).get('items', [])}
+    out = []
+    for it in items:
+        diffs = diff_item(o.get(it['id']), s.get(it['id']))
+        if not diffs:
+            out.append(Result(it, 'pass', diffs, None))
+        elif all(d.added for d in diffs):
+            out.append(Result(it, 'added', diffs, None))
+        else:
+            k = known_for(it, diffs, known)
+            out.append(Result(it, 'known' if k else 'fail', diffs, k))
+    return out
+
+
+def run_problems(ours, stock, same_ok=False):
+    """Why a comparison of these runs proves nothing, as lines."""
+    problems = []
+    for name, run in (('ours', ours), ('stock', stock)):
+        if not run:
+            problems.append('no result from %s' % name)
+        elif not run.get('complete'):
+            problems.append('the %s run stopped before its last item' % name)
+    if not ours or not stock:
+        return problems
+    ids = [run.get('srcversion') for run in (ours, stock)]
+    if not same_ok:
+        if not all(ids):
+            problems.append('no cls_flower srcversion in the %s run: cannot '
+                            'tell the modules apart' % ' and '.join(
+                                v for v, i in zip(('ours', 'stock'), ids)
+                                if not i))
+        elif ids[0] == ids[1]:
+            problems.append('ours and stock come from the same module '
+                            '(cls_flower srcversion %s)' % ids[0])
+        if ours.get('variant') == stock.get('variant'):
+            problems.append('ours and stock come from the same guest '
+                            'variant (%s)' % ours.get('variant'))
+    taken = sum(1 for r in stock.get('items', []) for s in r['steps']
+                for ln in s.get('log', []) if ln.get('type') == 'flower' and
+                ln.get('cmd') == 'replace' and ln.get('result') == 0)
+    if not taken:
+        problems.append('the driver took no flower rule on stock: it did '
+                        'not bind, or nothing was offered')
+    return problems
+
+
+def counts(results):
+    c = collections.Counter(r.status for r in results)
+    passed = c['pass'] + c['added'] + c['known']
+    return passed, c['fail'], c
+
+
+# --- output ------------------------------------------------------------------
+def describe(d):
+    where = '' if d.step is None else 'step %d `%s`: ' % (d.step + 1,
+                                                          short(d.cmd, 70))
+    return where + d.text
+
+
+def git_head():
+    try:
+        head = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'],
+                              capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(['git', 'diff', '--quiet', 'HEAD', '--'],
+                               capture_output=True).returncode
+    except OSError:
+        return '?'
+    return head + (' (with uncommitted changes)' if dirty else '')
+
+
+def by_field(results):
+    c = collections.Counter()
+    for r in results:
+        if r.status == 'fail':
+            for f in sorted({d.field for d in r.diffs if not d.added}):
+                c[f] += 1
+    return c
+
+
+def kind_of(d):
+    """A difference with its numbers and long values taken out: failures
+    of one cause read as one kind."""
+    text = re.sub(r'\b(ours|stock) [^,;]*', r'\1 ...', d.text) \
+        if d.field in ('log', 'show') and 'callbacks' not in d.text \
+        and 'filters on' not in d.text else d.text
+    if d.field != 'rc':             # exit statuses are few: kept
+        text = re.sub(r'\d+', 'N', text)
+    if not text.startswith(d.field):
+        text = '%s: %s' % (d.field, text)
+    return text[:170]
+
+
+def kinds(results):
+    """[(kind, [results])] of the failed items by their first difference,
+    most items first."""
+    by = collections.OrderedDict()
+    for r in results:
+        if r.status == 'fail':
+            d = [d for d in r.diffs if not d.added][0]
+            by.setdefault(kind_of(d), []).append(r)
+    return sorted(by.items(), key=lambda kv: -len(kv[1]))
+
+
+def added_kinds(results):
+    by = collections.OrderedDict()
+    for r in results:
+        for d in r.diffs:
+            if d.added:
+                by.setdefault(re.sub(r'\d+', 'N', d.text), []).append(r)
+    return sorted(by.items(), key=lambda kv: -len(kv[1]))
+
+
+def report(results, ours, stock, wall=None, limit=150, problems=()):
+    passed, failed, c = counts(results)
+    failed += len(problems)
+    lines = ['# Offload oracle: what drivers are given, ours vs stock', '',
+             'Written by `make offload` (offload/compare.py) at commit %s '
+             'on %s.' % (git_head(), datetime.datetime.now(
+                 datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')), '',
+             'Every filter the flower corpus adds (as given, with skip_sw, '
+             'with skip_hw), difftest\'s generated filters for seed %s, the '
+             "corpus' chain templates and the scenarios of "
+             '`offload/scenarios.py`, replayed on ours and on the stock '
+             'cls_flower with the test driver (offload/drv) taking the '
+             'devices: directly (its own fltest devices, ndo_setup_tc, as '
+             'a NIC) and, for a sample and the scenarios, indirectly (a '
+             'veth, as a tunnel device; ids end with @veth); the '
+             'driver\'s log, tc\'s exit status, stderr and extack and '
+             '`tc -s -j filter show` compared item by item '
+             '(`offload/compare.py` says what is compared).' % (
+                 ((ours or stock or {}).get('meta') or {}).get('seed', '?')),
+             '']
+    for name, run in (('ours', ours), ('stock', stock)):
+        if run:
+            lines.append('- %s: kernel %s, cls_flower srcversion %s, %d '
+                         'items in %s s of guest time%s' % (
+                             name, run.get('kernel'), run.get('srcversion'),
+                             len(run.get('items', [])), run.get('secs'),
+                             '' if run.get('complete') else
+                             ' (INCOMPLETE: the run stopped early)'))
+        else:
+            lines.append('- %s: no result' % name)
+    if wall:
+        lines.append('- wall time of the whole run: %s s' % wall)
+    for p in problems:
+        lines.append('- **PROBLEM** (counted as a failure): %s' % p)
+    lines += ['', '| source (binding) | items | passed | of which message '
+              'added | '
+              'known | failed |', '|---|---|---|---|---|---|']
+    def group(r):
+        return '%s (%s)' % (r.item['source'], r.item.get('binding', '?'))
+    for src in sorted({group(r) for r in results}) + ['all']:
+        rs = [r for r in results if src == 'all' or group(r) == src]
+        p, f, cc = counts(rs)
+        lines.append('| %s | %d | %d | %d | %d | %d |' % (
+            src, len(rs), p, cc['added'], cc['known'], f))
+    fields = by_field(results)
+    if fields:
+        lines += ['', 'Failed items by what differs (an item may count '
+                  'under several): ' + ', '.join(
+                      '%s %d' % kv for kv in sorted(fields.items())) + '.']
+    fails = [r for r in results if r.status == 'fail']
+    if fails:
+        lines += ['', '## Failures by kind', '',
+                  'A failed item by its first difference (numbers as N).',
+                  '', '| kind | items | e.g. |', '|---|---|---|']
+        for k, rs in kinds(results):
+            lines.append('| %s | %d | %s |' % (
+                cell(k), len(rs), ', '.join(r.item['id'] for r in rs[:3])))
+        lines += ['', '## Failures', '',
+                  '| item | what | first difference | more |',
+                  '|---|---|---|---|']
+        for r in fails[:limit]:
+            fd = [d for d in r.diffs if not d.added]
+            lines.append('| %s | %s | %s | %s |' % (
+                r.item['id'], cell(short(r.item.get('what', ''), 110)),
+                cell(describe(fd[0])), len(fd) - 1 or ''))
+        if len(fails) > limit:
+            lines.append('\n%d more failed items (offload/compare.py '
+                         '--list prints them all).' % (len(fails) - limit))
+    added = added_kinds(results)
+    if added:
+        lines += ['', '## Messages added by ours', '',
+                  'Stock gave no extack where ours gives one: not a '
+                  'failure by itself (an item with other differences fails '
+                  'for those).', '', '| message | items | e.g. |',
+                  '|---|---|---|']
+        for k, rs in added:
+            ids = list(dict.fromkeys(r.item['id'] for r in rs))
+            lines.append('| %s | %d | %s |' % (cell(k), len(ids),
+                                                ', '.join(ids[:3])))
+    lines += ['', '## Declared differences (offload/known.py)', '']
+    if not KNOWN:
+        lines.append('None declared.')
+    for k in KNOWN:
+        n = sum(1 for r in results if r.known and k in r.known)
+        lines.append('- **%s** (%d items; `%s`, %s): %s' % (
+            k['name'], n, k['items'], ', '.join(k['fields']), k['reason']))
+    lines += ['', '%d passed, %d failed' % (passed, failed), '']
+    return '\n'.join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--ours', required=True)
+    ap.add_argument('--stock', required=True)
+    ap.add_argument('--requests', help='the request file: every item of it '
+                    'must have a result on both kernels')
+    ap.add_argument('--doc', help='write the report here (docs/offload.md)')
+    ap.add_argument('--list', type=int, default=40,
+                    help='failed items printed (default 40)')
+    ap.add_argument('--wall', help='wall time of the run, for the report')
+    ap.add_argument('--same-module', action='store_true',
+                    help='allow one module compared with itself (a check '
+                    'that a kernel gives the same log twice)')
+    a = ap.parse_args(argv)
+    ours, stock = load(a.ours), load(a.stock)
+    if a.requests:
+        req = load(a.requests)
+        items = req['items'] if req else []
+    else:
+        seen, items = set(), []
+        for run in (stock, ours):
+            for r in (run or {}).get('items', []):
+                if r['id'] not in seen:
+                    seen.add(r['id'])
+                    items.append(dict(id=r['id'], source=r['id'][:1],
+                                      what=''))
+    results = compare(items, ours, stock)
+    passed, failed, c = counts(results)
+    problems = run_problems(ours, stock, a.same_module)
+    for p in problems:
+        print('offload.compare: PROBLEM: %s' % p)
+    fails = [r for r in results if r.status == 'fail']
+    for r in fails[:a.list]:
+        fd = [d for d in r.diffs if not d.added]
+        print('FAIL %s  %s' % (r.item['id'], short(r.item.get('what', ''),
+                                                   100)))
+        for d in fd[:3]:
+            print('     %s' % describe(d))
+        if len(fd) > 3:
+            print('     ... %d more' % (len(fd) - 3))
+    if len(fails) > a.list:
+        print('... %d more failed items' % (len(fails) - a.list))
+    for k, rs in kinds(results)[:15]:
+        print('%6d  %s' % (len(rs), k))
+    fields = by_field(results)
+    print('offload.compare: %d items: %d identical, %d with a message added '
+          'by ours, %d known, %d failed%s' % (
+              len(results), c['pass'], c['added'], c['known'], c['fail'],
+              (' (' + ', '.join('%s %d' % kv for kv in sorted(fields.items()))
+               + ')') if fields else ''))
+    if a.doc:
+        with open(a.doc, 'w') as f:
+            f.write(report(results, ours, stock, a.wall, problems=problems))
+        print('offload.compare: wrote %s' % a.doc)
+    if not results:
+        failed = max(failed, 1)
+    failed += len(problems)
+    print('%d passed, %d failed' % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
