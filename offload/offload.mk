@@ -137,3 +137,28 @@ offload-smoke:
 	@$(MAKE) --no-print-directory offload-run OFL_NAME=smoke \
 		OFL_SRCARGS="--seed $(OFL_SEED) --sample $(OFL_SMOKE_SAMPLE) --dt-filters $(OFL_SMOKE_DT_FILTERS) --indirect $(OFL_SMOKE_INDIRECT)" \
 		OFL_GTIMEOUT=$(OFL_SMOKE_TIMEOUT) OFL_DOCARG=
+
+# The oracle's canaries (offload/canary.py): two broken modules, each
+# replayed on the smoke's requests in place of ours; each passes when
+# the comparison with stock's replay fails.  Needs `make offload-smoke`
+# first (its requests and stock's replay).
+OFL_CANARY           := $(BUILD)/offload-canary
+.PHONY: offload-canary
+offload-canary:
+	@test -f $(OFL_OUT)/smoke-stock.json || { echo "offload-canary: run make offload-smoke first"; echo "0 passed, 1 failed"; exit 1; }
+	@pass=0; fail=0; \
+	canaries=$$(cd $(REPO) && $(PYTHON) -m offload.canary write $(OFL_CANARY)) || { \
+		echo "0 passed, 1 failed"; exit 1; }; \
+	for c in $$canaries; do \
+		$(MAKE) -s -C $(OURS) O=$(OFFLOAD_KOBJ) M=$(OFL_CANARY)/$$c modules >$(OFL_CANARY)/$$c.build 2>&1 || { \
+			echo "not ok - canary $$c: build failed"; fail=$$((fail + 1)); continue; }; \
+		$(REPO)/guest/run --variant ours --timeout $(OFL_SMOKE_TIMEOUT) -- \
+			sh -c 'rmmod cls_flower; insmod $(OFL_CANARY)/'$$c'/cls_flower.ko && insmod $(OFFLOAD_DRV_KO) && exec $(PYTHON) -m offload.replay $(OFL_OUT)/smoke-requests.json $(OFL_OUT)/canary-'$$c'.json' \
+			>$(OFL_CANARY)/$$c.replay 2>&1 || true; \
+		(cd $(REPO) && $(PYTHON) -m offload.compare --requests $(OFL_OUT)/smoke-requests.json \
+			--ours $(OFL_OUT)/canary-$$c.json --stock $(OFL_OUT)/smoke-stock.json \
+			>$(OFL_CANARY)/$$c.compare 2>&1) || true; \
+		if (cd $(REPO) && $(PYTHON) -m offload.canary judge $$c $(OFL_CANARY)/$$c.compare); then \
+			pass=$$((pass + 1)); else fail=$$((fail + 1)); fi; \
+	done; \
+	echo "$$pass passed, $$fail failed"; [ $$fail -eq 0 ]
