@@ -8,6 +8,7 @@ import json
 from difftest import model as M
 from difftest import keys as K
 from flower import packets as P
+from flower.report import module_problems
 
 
 def load(path):
@@ -112,16 +113,7 @@ def ct_model_misses(cases, ours, stock):
 def run_problems(ours, stock, compared, min_verdicts, cases=None):
     """Why a comparison of these two result files proves nothing, as lines
     (none: it counts).  cases: also every key must have been compared."""
-    problems = []
-    ids = [doc.get('srcversion') for doc in (ours, stock)]
-    if not all(ids):
-        problems.append('no cls_flower srcversion in the %s results: cannot '
-                        'tell the modules apart' % ' and '.join(
-                            v for v, i in zip(('ours', 'stock'), ids)
-                            if not i))
-    elif ids[0] == ids[1]:
-        problems.append('ours and stock results come from the same module '
-                        '(cls_flower srcversion %s)' % ids[0])
+    problems = module_problems(ours, stock, 'results')
     if ours.get('variant') == stock.get('variant') and \
             ours.get('variant') not in (None, '?'):
         problems.append('ours and stock results come from the same guest '

@@ -18,3 +18,19 @@ def load(path):
 def cell(text):
     """Text as one Markdown table cell: pipes escaped, one line."""
     return str(text).replace('|', '\\|').replace('\n', ' ')
+
+
+def module_problems(ours, stock, what):
+    """Why two runs cannot be told apart by their cls_flower module, as
+    lines: a run without its module's srcversion, or one module on both
+    sides.  what: the runs as the message names them ("run", "results")."""
+    ids = [run.get('srcversion') for run in (ours, stock)]
+    if not all(ids):
+        return ['no cls_flower srcversion in the %s %s: cannot tell the '
+                'modules apart' % (' and '.join(
+                    v for v, i in zip(('ours', 'stock'), ids) if not i), what)]
+    if ids[0] == ids[1]:
+        return ['ours and stock %scome from the same module (cls_flower '
+                'srcversion %s)' % ('' if what == 'run' else what + ' ',
+                                    ids[0])]
+    return []

@@ -49,7 +49,7 @@ import sys
 
 sys.dont_write_bytecode = True
 
-from flower.report import cell, load  # noqa: E402
+from flower.report import cell, load, module_problems  # noqa: E402
 from offload.known import KNOWN  # noqa: E402
 
 TIME_KEYS = frozenset(('installed', 'last_used', 'first_used', 'expires'))
@@ -352,16 +352,8 @@ def run_problems(ours, stock, same_ok=False):
             problems.append('the %s run stopped before its last item' % name)
     if not ours or not stock:
         return problems
-    ids = [run.get('srcversion') for run in (ours, stock)]
     if not same_ok:
-        if not all(ids):
-            problems.append('no cls_flower srcversion in the %s run: cannot '
-                            'tell the modules apart' % ' and '.join(
-                                v for v, i in zip(('ours', 'stock'), ids)
-                                if not i))
-        elif ids[0] == ids[1]:
-            problems.append('ours and stock come from the same module '
-                            '(cls_flower srcversion %s)' % ids[0])
+        problems += module_problems(ours, stock, 'run')
         if ours.get('variant') == stock.get('variant'):
             problems.append('ours and stock come from the same guest '
                             'variant (%s)' % ours.get('variant'))
