@@ -14,7 +14,10 @@
  * were added, the oldest first, and the first filter found wins.  What no
  * other flower does: the packet is dissected once per instance, with the
  * union of the masks' keys, and each mask then costs one masked hash and
- * one lookup.  One mask is the seed's code path.
+ * one lookup.  One mask is the seed's code path.  A port range does not
+ * fit a hash: a mask with ranges is looked up once per filter whose range
+ * holds the packet's port, in the order the filters came, as the in-tree
+ * flower does it.
  *
  * Locking: the control operations do not need RTNL
  * (TCF_PROTO_OPS_DOIT_UNLOCKED), so requests on one instance run in
@@ -104,6 +107,7 @@ struct fl_flow_key {
 		struct flow_dissector_key_ipv6_addrs ipv6;
 	};
 	struct flow_dissector_key_ports tp;
+	struct flow_dissector_key_ports_range tp_range;
 	struct flow_dissector_key_icmp icmp;
 	struct flow_dissector_key_arp arp;
 	struct flow_dissector_key_ip ip;
@@ -113,7 +117,10 @@ struct fl_flow_key {
 	struct flow_dissector_key_pppoe pppoe;
 	struct flow_dissector_key_l2tpv3 l2tpv3;
 	struct flow_dissector_key_mpls mpls;
-	/* Metadata: the tunnel a packet came from, its conntrack entry */
+	/* Metadata: the skb's hash, the tunnel a packet came from, its
+	 * conntrack entry
+	 */
+	struct flow_dissector_key_hash hash;
 	struct flow_dissector_key_control enc_control;
 	struct flow_dissector_key_keyid enc_keyid;
 	union {
@@ -140,6 +147,11 @@ struct fl_flow_mask {
 	struct fl_flow_mask_range range;
 	struct rhashtable_params ht_params;
 	struct rhashtable ht;		/* masked key -> filter */
+	/* With port ranges (tp_range), classify walks the filters in the
+	 * order they came (RCU list, changed under head->lock).
+	 */
+	struct list_head range_filters;
+	bool ranges;
 	unsigned int filters;		/* in ht; under head->lock */
 	refcount_t refs;		/* the instance's, one per filter */
 	struct rcu_work rwork;
@@ -154,6 +166,8 @@ struct fl_masks {
 	unsigned short int clear_end;	/* key bytes to zero: whole longs */
 	bool tunnel;			/* a mask uses a tunnel (enc_*) key */
 	bool ct;			/* a mask uses the conntrack key */
+	bool ranges;			/* a mask has port ranges */
+	bool hash;			/* a mask uses the hash key */
 	unsigned int n;
 	struct rcu_head rcu;
 	struct fl_flow_mask *mask[];
@@ -179,6 +193,7 @@ struct cls_fl_filter {
 	struct fl_lookup_key lkey;	/* { &mkey, mask }: what ht hashes */
 	struct fl_flow_key mkey;	/* key & mask */
 	struct fl_flow_key key;		/* key as given, for dumps */
+	struct list_head range_node;	/* in mask->range_filters */
 	struct tcf_exts exts;
 	struct tcf_result res;
 	u32 handle;
@@ -207,6 +222,7 @@ enum fl_need {
 	FL_NEED_TCP,
 	FL_NEED_UDP,
 	FL_NEED_SCTP,
+	FL_NEED_L4,
 	FL_NEED_ICMPV4,
 	FL_NEED_ICMPV6,
 	FL_NEED_ARP,
@@ -226,6 +242,7 @@ static const char * const fl_need_msg[] = {
 	[FL_NEED_TCP]	 = "Key requires ip_proto tcp",
 	[FL_NEED_UDP]	 = "Key requires ip_proto udp",
 	[FL_NEED_SCTP]	 = "Key requires ip_proto sctp",
+	[FL_NEED_L4]	 = "Key requires ip_proto tcp, udp or sctp",
 	[FL_NEED_ICMPV4] = "Key requires protocol ip and ip_proto icmp",
 	[FL_NEED_ICMPV6] = "Key requires protocol ipv6 and ip_proto icmpv6",
 	[FL_NEED_ARP]	 = "Key requires protocol arp or rarp",
@@ -287,6 +304,10 @@ static const struct fl_key_desc fl_keys[] = {
 	FL_KEY_MASKED(UDP_DST, tp.dst, UDP),
 	FL_KEY_MASKED(SCTP_SRC, tp.src, SCTP),
 	FL_KEY_MASKED(SCTP_DST, tp.dst, SCTP),
+	FL_KEY_EXACT(PORT_DST_MIN, tp_range.tp_min.dst, L4),
+	FL_KEY_EXACT(PORT_DST_MAX, tp_range.tp_max.dst, L4),
+	FL_KEY_EXACT(PORT_SRC_MIN, tp_range.tp_min.src, L4),
+	FL_KEY_EXACT(PORT_SRC_MAX, tp_range.tp_max.src, L4),
 	FL_KEY_MASKED(TCP_FLAGS, tcp.flags, TCP),
 	FL_KEY_MASKED(ICMPV4_TYPE, icmp.type, ICMPV4),
 	FL_KEY_MASKED(ICMPV4_CODE, icmp.code, ICMPV4),
@@ -298,6 +319,7 @@ static const struct fl_key_desc fl_keys[] = {
 	FL_KEY_MASKED(ARP_SHA, arp.sha, ARP),
 	FL_KEY_MASKED(ARP_THA, arp.tha, ARP),
 	FL_KEY_EXACT(L2TPV3_SID, l2tpv3.session_id, L2TP),
+	FL_KEY_MASKED(HASH, hash.hash, NONE),
 	FL_KEY_EXACT(ENC_KEY_ID, enc_keyid.keyid, NONE),
 	FL_KEY_MASKED(ENC_IPV4_SRC, enc_ipv4.src, ENC_IPV4),
 	FL_KEY_MASKED(ENC_IPV4_DST, enc_ipv4.dst, ENC_IPV4),
@@ -311,24 +333,6 @@ static const struct fl_key_desc fl_keys[] = {
 	FL_KEY_MASKED(CT_ZONE, ct.ct_zone, NONE),
 	FL_KEY_MASKED(CT_MARK, ct.ct_mark, NONE),
 	FL_KEY_MASKED(CT_LABELS, ct.ct_labels, NONE),
-};
-
-#define FL_UNSUPPORTED(attr)						\
-	[attr] = "Unsupported flower attribute " #attr
-
-/* Attributes of the uAPI this classifier does not implement: refused with
- * -EOPNOTSUPP and named, never ignored, since ignoring a key would match
- * more traffic than was asked for.  Port ranges do not fit one hash
- * lookup; the hash key would need the flow hash computed for every
- * packet.
- */
-static const char * const fl_unsupported_msg[TCA_FLOWER_MAX + 1] = {
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_PORT_SRC_MIN),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_PORT_SRC_MAX),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_PORT_DST_MIN),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_PORT_DST_MAX),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_HASH),
-	FL_UNSUPPORTED(TCA_FLOWER_KEY_HASH_MASK),
 };
 
 #define FL_EXACT_LEN(_member)						\
@@ -389,6 +393,10 @@ static const struct nla_policy fl_policy[TCA_FLOWER_MAX + 1] = {
 	[TCA_FLOWER_KEY_SCTP_SRC_MASK]	= { .type = NLA_U16 },
 	[TCA_FLOWER_KEY_SCTP_DST]	= { .type = NLA_U16 },
 	[TCA_FLOWER_KEY_SCTP_DST_MASK]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_PORT_SRC_MIN]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_PORT_SRC_MAX]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_PORT_DST_MIN]	= { .type = NLA_U16 },
+	[TCA_FLOWER_KEY_PORT_DST_MAX]	= { .type = NLA_U16 },
 	[TCA_FLOWER_KEY_TCP_FLAGS]	= { .type = NLA_U16 },
 	[TCA_FLOWER_KEY_TCP_FLAGS_MASK]	= { .type = NLA_U16 },
 	[TCA_FLOWER_KEY_ICMPV4_TYPE]	= { .type = NLA_U8 },
@@ -415,6 +423,8 @@ static const struct nla_policy fl_policy[TCA_FLOWER_MAX + 1] = {
 	[TCA_FLOWER_KEY_MPLS_LABEL]	= { .type = NLA_U32 },
 	[TCA_FLOWER_KEY_MPLS_OPTS]	= { .type = NLA_NESTED },
 	[TCA_FLOWER_KEY_L2TPV3_SID]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_HASH]		= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_HASH_MASK]	= { .type = NLA_U32 },
 	[TCA_FLOWER_KEY_ENC_KEY_ID]	= { .type = NLA_U32 },
 	[TCA_FLOWER_KEY_ENC_IPV4_SRC]	= { .type = NLA_U32 },
 	[TCA_FLOWER_KEY_ENC_IPV4_SRC_MASK] = { .type = NLA_U32 },
@@ -488,6 +498,7 @@ static const struct fl_dissector_key fl_dissector_keys[] = {
 	FL_DISSECTOR_KEY(IPV4_ADDRS, ipv4),
 	FL_DISSECTOR_KEY(IPV6_ADDRS, ipv6),
 	FL_DISSECTOR_KEY(PORTS, tp),
+	FL_DISSECTOR_KEY(PORTS_RANGE, tp_range),
 	FL_DISSECTOR_KEY(ICMP, icmp),
 	FL_DISSECTOR_KEY(ARP, arp),
 	FL_DISSECTOR_KEY(IP, ip),
@@ -497,6 +508,7 @@ static const struct fl_dissector_key fl_dissector_keys[] = {
 	FL_DISSECTOR_KEY(PPPOE, pppoe),
 	FL_DISSECTOR_KEY(L2TPV3, l2tpv3),
 	FL_DISSECTOR_KEY(MPLS, mpls),
+	FL_DISSECTOR_KEY(HASH, hash),
 	FL_DISSECTOR_KEY(ENC_CONTROL, enc_control),
 	FL_DISSECTOR_KEY(ENC_KEYID, enc_keyid),
 	FL_DISSECTOR_KEY(ENC_IPV4_ADDRS, enc_ipv4),
@@ -660,6 +672,8 @@ static void fl_dissect(struct sk_buff *skb, struct fl_masks *masks,
 		skb_flow_dissect_tunnel_info(skb, &masks->dissector, key);
 	if (masks->ct)
 		fl_dissect_ct(skb, masks, key);
+	if (masks->hash)
+		skb_flow_dissect_hash(skb, &masks->dissector, key);
 	/* Keys are the outer headers': do not descend into a tunnel.  A
 	 * first fragment carries the L4 header, and its ICMP type and code,
 	 * TCP flags and L2TPv3 session are keys (Open vSwitch offloads
@@ -669,6 +683,42 @@ static void fl_dissect(struct sk_buff *skb, struct fl_masks *masks,
 	skb_flow_dissect(skb, &masks->dissector, key,
 			 FLOW_DISSECTOR_F_STOP_BEFORE_ENCAP |
 			 FLOW_DISSECTOR_F_PARSE_1ST_FRAG);
+}
+
+static bool fl_port_in_range(__be16 port, __be16 min, __be16 max)
+{
+	return ntohs(port) >= ntohs(min) && ntohs(port) <= ntohs(max);
+}
+
+/* A mask with port ranges, as the in-tree flower looks it up: its filters
+ * in the order they came, each whose ranges hold the packet's @ports
+ * tried with its own ranges in the key; the first filter found wins (one
+ * of the range's filters whose other keys match the packet).  The
+ * dissector wrote @ports where the range's minimum goes in the key.
+ */
+static struct cls_fl_filter *
+fl_lookup_range(struct fl_flow_mask *mask, struct fl_lookup_key *lk,
+		struct fl_flow_key *key, struct flow_dissector_key_ports ports)
+{
+	const struct flow_dissector_key_ports_range *m = &mask->key.tp_range;
+	const struct flow_dissector_key_ports_range *k;
+	struct cls_fl_filter *r, *f;
+
+	list_for_each_entry_rcu(r, &mask->range_filters, range_node) {
+		k = &r->mkey.tp_range;
+		if (m->tp_min.dst &&
+		    !fl_port_in_range(ports.dst, k->tp_min.dst, k->tp_max.dst))
+			continue;
+		if (m->tp_min.src &&
+		    !fl_port_in_range(ports.src, k->tp_min.src, k->tp_max.src))
+			continue;
+		key->tp_range.tp_min = k->tp_min;
+		key->tp_range.tp_max = k->tp_max;
+		f = rhashtable_lookup_fast(&mask->ht, lk, fl_lookup_params);
+		if (f)
+			return f;
+	}
+	return NULL;
 }
 
 static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
@@ -682,6 +732,7 @@ static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 	 */
 	struct fl_flow_key skb_key __uninitialized;
 	struct fl_lookup_key lk = { .key = &skb_key };
+	struct flow_dissector_key_ports ports = {};
 	struct fl_masks *masks;
 	struct cls_fl_filter *f;
 	unsigned int i;
@@ -691,11 +742,17 @@ static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 		return -1;
 
 	fl_dissect(skb, masks, &skb_key);
+	if (unlikely(masks->ranges))
+		ports = skb_key.tp_range.tp;	/* range lookups write there */
 	for (i = 0; i < masks->n; i++) {
 		struct fl_flow_mask *mask = masks->mask[i];
 
 		lk.mask = mask;
-		f = rhashtable_lookup_fast(&mask->ht, &lk, fl_lookup_params);
+		if (unlikely(mask->ranges))
+			f = fl_lookup_range(mask, &lk, &skb_key, ports);
+		else
+			f = rhashtable_lookup_fast(&mask->ht, &lk,
+						   fl_lookup_params);
 		/* A skip_sw filter is for hardware: the next mask may match */
 		if (f && !tc_skip_sw(f->flags)) {
 			*res = f->res;
@@ -1063,10 +1120,6 @@ static int fl_check_supported(const struct nlattr *opts,
 					    "Unknown flower attribute type");
 			return -EOPNOTSUPP;
 		}
-		if (fl_unsupported_msg[type]) {
-			fl_set_err(extack, nla, fl_unsupported_msg[type]);
-			return -EOPNOTSUPP;
-		}
 	}
 	return 0;
 }
@@ -1150,6 +1203,10 @@ static bool fl_need_met(const struct fl_flow_key *key,
 		return fl_ip_proto_is(key, mask, IPPROTO_UDP);
 	case FL_NEED_SCTP:
 		return fl_ip_proto_is(key, mask, IPPROTO_SCTP);
+	case FL_NEED_L4:
+		return fl_ip_proto_is(key, mask, IPPROTO_TCP) ||
+		       fl_ip_proto_is(key, mask, IPPROTO_UDP) ||
+		       fl_ip_proto_is(key, mask, IPPROTO_SCTP);
 	case FL_NEED_ICMPV4:
 		return fl_proto_is(key, mask, ETH_P_IP) &&
 		       fl_ip_proto_is(key, mask, IPPROTO_ICMP);
@@ -1686,6 +1743,40 @@ static int fl_check_tcp_flags(struct nlattr **tb,
 	return -EINVAL;
 }
 
+/* As the in-tree flower: a port range has both ends, the first below the
+ * second
+ */
+static int fl_check_port_range(struct nlattr **tb,
+			       const struct fl_flow_key *key,
+			       const struct fl_flow_key *mask,
+			       struct netlink_ext_ack *extack)
+{
+	const struct flow_dissector_key_ports_range *k = &key->tp_range;
+	const struct flow_dissector_key_ports_range *m = &mask->tp_range;
+
+	if (m->tp_min.dst != m->tp_max.dst) {
+		NL_SET_ERR_MSG(extack,
+			       "Both min and max destination ports must be specified");
+		return -EINVAL;
+	}
+	if (m->tp_min.src != m->tp_max.src) {
+		NL_SET_ERR_MSG(extack,
+			       "Both min and max source ports must be specified");
+		return -EINVAL;
+	}
+	if (m->tp_min.dst && ntohs(k->tp_max.dst) <= ntohs(k->tp_min.dst)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_FLOWER_KEY_PORT_DST_MIN],
+				    "Invalid destination port range (min must be strictly smaller than max)");
+		return -EINVAL;
+	}
+	if (m->tp_min.src && ntohs(k->tp_max.src) <= ntohs(k->tp_min.src)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_FLOWER_KEY_PORT_SRC_MIN],
+				    "Invalid source port range (min must be strictly smaller than max)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Both addr_type values of a tunnel have this bit: masked with it alone,
  * the key says "the packet came through a tunnel" without a family.
  */
@@ -1996,6 +2087,7 @@ static int fl_set_key(struct net *net, struct nlattr **tb, __be16 protocol,
 	fl_set_key_addr_type(key, mask, tb);
 	return fl_check_tags(tb, key, mask, extack) ?:
 	       fl_check_tcp_flags(tb, mask, extack) ?:
+	       fl_check_port_range(tb, key, mask, extack) ?:
 	       fl_check_ct(tb, key, mask, extack);
 }
 
@@ -2124,6 +2216,10 @@ static void fl_masks_init_dissector(struct fl_masks *masks)
 					   FLOW_DISSECTOR_KEY_ENC_CONTROL);
 	masks->ct = dissector_uses_key(&masks->dissector,
 				       FLOW_DISSECTOR_KEY_CT);
+	masks->hash = dissector_uses_key(&masks->dissector,
+					 FLOW_DISSECTOR_KEY_HASH);
+	masks->ranges = dissector_uses_key(&masks->dissector,
+					   FLOW_DISSECTOR_KEY_PORTS_RANGE);
 }
 
 /* A new set: @old's masks in their order but @drop, then @add.  Never
@@ -2171,6 +2267,9 @@ static void fl_masks_publish(struct cls_fl_head *head, struct fl_masks *masks)
 static int fl_mask_init(struct fl_flow_mask *mask)
 {
 	fl_mask_update_range(mask);
+	INIT_LIST_HEAD(&mask->range_filters);
+	mask->ranges = memchr_inv(&mask->key.tp_range, 0,
+				  sizeof(mask->key.tp_range));
 	refcount_set(&mask->refs, 1);
 	mask->ht_params = fl_table_params;
 	mask->ht_params.key_len = fl_mask_range(mask);
@@ -2302,11 +2401,34 @@ static int fl_ht_insert(struct cls_fl_filter *fold, struct cls_fl_filter *fnew,
 static void fl_filter_remove(struct cls_fl_head *head, struct cls_fl_filter *f,
 			     bool in_table)
 {
-	if (in_table)
+	if (in_table) {
 		rhashtable_remove_fast(&f->mask->ht, &f->ht_node,
 				       f->mask->ht_params);
+		if (f->mask->ranges)
+			list_del_rcu(&f->range_node);
+	}
 	WRITE_ONCE(f->deleted, true);	/* fl_hw_next() reads it unlocked */
 	fl_mask_put(head, f->mask);
+}
+
+/* Under head->lock: @fnew joins the walk of a mask with port ranges, in
+ * @fold's place if it replaces a filter of the mask (as in the in-tree
+ * flower), else last.  Unless @swap, @fold leaves the walk later, in
+ * fl_filter_remove().
+ */
+static void fl_range_link(struct cls_fl_filter *fold,
+			  struct cls_fl_filter *fnew, bool swap)
+{
+	struct fl_flow_mask *mask = fnew->mask;
+
+	if (!mask->ranges)
+		return;
+	if (swap)
+		list_replace_rcu(&fold->range_node, &fnew->range_node);
+	else if (fold && fold->mask == mask)
+		list_add_rcu(&fnew->range_node, &fold->range_node);
+	else
+		list_add_tail_rcu(&fnew->range_node, &mask->range_filters);
 }
 
 /* Under head->lock: makes @fnew visible, in place of @fold if there is
@@ -2362,6 +2484,7 @@ static int fl_insert(struct tcf_proto *tp, struct cls_fl_filter *fold,
 		goto err_handle;
 
 	/* Nothing fails from here on */
+	fl_range_link(fold, fnew, swap);
 	refcount_inc(&mask->refs);
 	mask->filters++;
 	if (grown)
