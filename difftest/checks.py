@@ -110,6 +110,44 @@ def ct_model_misses(cases, ours, stock):
     return out
 
 
+def hash_value(f):
+    """(value, mask) of f's hash key, or None."""
+    for name, v, m in f['keys']:
+        if name == 'hash':
+            return v, M.full_mask(K.KEY['hash'], m)
+    return None
+
+
+def hash_problems(cases, doc, who='stock'):
+    """Frames with a non-zero skb hash, as a kernel's (stock's) hash
+    filters tell: the probe (hash 0/0xffffffff) must count every frame
+    that reached tc, a filter whose hash value under its mask is not 0
+    none.  The rig gives every frame hash 0 (keys.py, runner.py): where it
+    does not, the two boots' hashes (random per boot) cannot be
+    compared."""
+    out = []
+    for bi, (b, rb) in enumerate(zip(cases['batches'], doc['batches'])):
+        sent = [j for j, x in enumerate(rb.get('sent', [])) if x]
+        for fi, f in enumerate(b['filters']):
+            hv, r = hash_value(f), rb['filters'][fi]
+            if hv is None or r['err'] or f.get('dev') or f.get('chain'):
+                continue
+            if f.get('probe') == 'hash':
+                bad = [j for j in sent if r['bits'][j] != rb['reached'][j]]
+                what = 'not counted by the probe %s' % f['desc']
+            elif hv[0] & hv[1]:
+                bad = [j for j in sent if r['bits'][j] == '1']
+                what = 'matched by %s' % f['desc']
+            else:
+                continue
+            if bad:
+                out.append('skb hash: batch %d: %d frame(s) (%s) %s on %s: '
+                           'a frame had a non-zero hash' % (
+                               bi, len(bad), ' '.join(map(str, bad[:6])),
+                               what, who))
+    return out
+
+
 def run_problems(ours, stock, compared, min_verdicts, cases=None):
     """Why a comparison of these two result files proves nothing, as lines
     (none: it counts).  cases: also every key must have been compared."""
@@ -132,6 +170,7 @@ def run_problems(ours, stock, compared, min_verdicts, cases=None):
                             bi, fi, b['filters'][fi]['desc'], j,
                             b['packets'][j]['kind'],
                             b['packets'][j]['spec']['ct'], o, s))
+    problems += hash_problems(cases, stock) if cases else []
     missing = uncovered(cases, ours, stock) if cases else []
     if missing:
         problems.append('no filter both kernels accepted has key %s '

@@ -3,9 +3,10 @@
 """Compare the verdict matrices of ours and stock, classify divergences.
 
 Every divergence ends in exactly one class:
-  (a) ours-bug     a bug in our flower (none is declared here: a rule is
-                   added when the lead confirms one; until then it shows
-                   as unexplained, which fails the run)
+  (a) ours-bug     a bug in our flower (OURS_BUGS: a rule is added when
+                   the lead confirms one; until then it shows as
+                   unexplained); it fails the run as an unexplained one
+                   does: it is named, not excused
   (b) stock-bug    a documented bug of the 6.1 tree's flower
   (c) by-design    a declared difference (DESIGN table below)
 A divergence no rule explains is "unexplained" and fails the run.
@@ -17,8 +18,9 @@ Two passes (difftest/difftest.mk):
   2. --final [--shrink FILE]: pick, for each shrunk divergence, the
      smallest filter and frame that still diverge the same way, print
      every divergence with its class and the reproducers as tdc cases,
-     write --doc, exit 1 if anything is unexplained.  Last line:
-     "N passed, N failed" (N = compared verdicts / unexplained ones).
+     write --doc, exit 1 if anything is unexplained or of class (a).
+     Last line: "N passed, N failed" (N = compared verdicts / unexplained
+     and class (a) divergences).
 The report also fails (its last line "0 passed, N failed", N counting
 each reason below and the unexplained divergences) when the run proves
 nothing (run_problems): both result files come from one module (the same
@@ -35,8 +37,8 @@ import sys
 sys.dont_write_bytecode = True
 
 from difftest import keys as K
-from difftest.classes import (class_title, model_mismatch, pair_class,
-                              refusal_class)
+from difftest.classes import (OURS_BUGS, class_title, mismatch_class,
+                              model_mismatch, pair_class, refusal_class)
 from difftest.checks import (ct_counts, load, run_problems, tunnel_counts,
                              uncovered)
 from difftest.shrink import pick_reps, shrink_cases, shrink_pick
@@ -44,7 +46,7 @@ from difftest.tdc_cases import corpus_ids, tdc_case
 from difftest.report import write_doc
 # used through compare by difftest/tests
 from difftest.classes import (DESIGN, addr_header,  # noqa: F401
-                              seen_hex, stock_zero_mask_enc)
+                              range_or_hash, seen_hex, stock_zero_mask_enc)
 from difftest.checks import ct_expected, ct_model_misses  # noqa: F401
 
 
@@ -86,7 +88,8 @@ def analyse(cases, ours, stock):
                 continue
             miss = model_mismatch(f, o)
             if miss:
-                divs.append(dict(batch=bi, filter=fi, packet=None, cls=None,
+                divs.append(dict(batch=bi, filter=fi, packet=None,
+                                 cls=mismatch_class(f, o),
                                  what=miss, model=f['refusal']))
             if o['err']:
                 continue
@@ -197,7 +200,10 @@ def main():
             class_title(r['cls'] or 'UNEXPLAINED'), r['batch'], r['filter'],
             '' if r['packet'] is None else ' frame %d' % r['packet']))
         print(json.dumps(case, indent=4))
-    unexplained = by_class.get('UNEXPLAINED', 0)
+    # an open bug of ours fails the run as an unexplained divergence does
+    # (named, not excused)
+    failed = by_class.get('UNEXPLAINED', 0) + \
+        sum(n for c, n in by_class.items() if c in OURS_BUGS)
     nv = {v: sum(len(b['packets']) * len(b['filters']) for b in cases['batches'])
           for v in ('ours', 'stock')}
     print('difftest: seed %s: %d filters, %d frames, %d (filter, frame) pairs '
@@ -234,10 +240,10 @@ def main():
     if problems:
         if a.doc:
             print('difftest: %s not written' % a.doc)
-        print('0 passed, %d failed' % (unexplained + len(problems)))
+        print('0 passed, %d failed' % (failed + len(problems)))
         return 1
-    print('%d passed, %d failed' % (compared - unexplained, unexplained))
-    return 1 if unexplained else 0
+    print('%d passed, %d failed' % (compared - failed, failed))
+    return 1 if failed else 0
 
 
 if __name__ == '__main__':

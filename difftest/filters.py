@@ -35,6 +35,22 @@ NVLANS_TPID2 = [(None, 2), ('802.1q', 2), ('802.1ad', 1)]
 # groups: the chance that the next filter starts one, and its size
 GROUP_START = 0.25
 GROUP_SIZES = [(2, 4), (3, 3), (4, 2), (5, 1), (6, 1)]
+# port ranges: the ip_protos that have them (stock's fl_set_key() reads
+# them under tcp, udp, sctp only); the share of such filters with a range
+# (dst, src or both: RANGE_DIRS), of the others with one anyway (refused
+# by ours, ignored by stock: the declared prerequisite difference), of
+# ranges drawn invalid (one bound only, min == max, min > max: both
+# kernels refuse; not in clean filters)
+L4PORT_PROTOS = (6, 17, 132)
+RANGE_SHARE = 0.4
+RANGE_NO_PREREQ = 0.02
+RANGE_BAD = 0.2
+RANGE_DIRS = [(('dst',), 55), (('src',), 25), (('dst', 'src'), 20)]
+# of the groups: the share that are range groups (range_group())
+RANGE_GROUP_SHARE = 0.3
+# the hash key: share of the filters (not clean ones: no group, tunnel or
+# cover filter draws it by chance)
+HASH_SHARE = 0.04
 
 
 def wchoice(rng, items):
@@ -98,6 +114,8 @@ def need_met(f, need):
         return inner
     if eff not in ('ip', 'ipv6'):
         return False
+    if need == 'l4port':
+        return ipp in L4PORT_PROTOS
     return ipp == {'tcp': IP_PROTO['tcp'], 'udp': IP_PROTO['udp'],
                    'sctp': IP_PROTO['sctp'], 'l2tp': IP_PROTO['l2tp'],
                    'icmp4': IP_PROTO['icmp'] if eff == 'ip' else -1,
@@ -189,7 +207,8 @@ def gen_filter(rng, clean=False, nkeys=None):
         # protocol into a tag's TPID and take their prerequisite away
         have.add('num_of_vlans')
     ok = [k for k in K.KEYS if need_met(f, k['need']) and
-          k['name'] not in have and not k['tunnel'] and not k['ct']]
+          k['name'] not in have and not k['tunnel'] and not k['ct'] and
+          not K.special(k)]
     n = nkeys if nkeys is not None else \
         wchoice(rng, [(0, 1), (1, 4), (2, 4), (3, 3), (4, 2)])
     n = min(len(ok), n)
@@ -201,7 +220,7 @@ def gen_filter(rng, clean=False, nkeys=None):
         pool.remove(k)
     if rng.random() < 0.06 and not clean:     # a key without its prerequisite
         bad = [k for k in K.KEYS if k not in ok and k['name'] not in have
-               and not k['tunnel'] and not k['ct']]
+               and not k['tunnel'] and not k['ct'] and not K.special(k)]
         if bad:
             chosen.append(rng.choice(bad))
     for k in chosen:
@@ -218,7 +237,156 @@ def gen_filter(rng, clean=False, nkeys=None):
         f['keys'].append([k['name'], v, m])
     if rng.random() < 0.05 and not clean:
         f['indev'] = RX_DEV if rng.random() < 0.7 else 'lo'
+    add_ranges(rng, f, clean)
+    if not clean and rng.random() < HASH_SHARE:
+        add_hash(rng, f)
     return f
+
+
+def rand_range(rng):
+    """A valid port range (min < max): narrow, wide, at 0 or 65535, or
+    a well-known one."""
+    x = rng.random()
+    if x < 0.15:
+        return rng.choice([(1000, 2000), (80, 443), (1024, 65535), (0, 1023),
+                           (0, 65535), (1, 2), (65534, 65535), (0, 1)])
+    width = rng.choice([1, 2, rng.randint(1, 16), rng.randint(1, 1024),
+                        rng.randint(1, 40000)])
+    if x < 0.3:
+        lo = 0
+    elif x < 0.45:
+        lo = 65535 - width
+    else:
+        lo = rng.randint(0, 65535 - width)
+    lo = max(0, min(lo, 65534))
+    return lo, min(65535, lo + width)
+
+
+def put_range(f, direction, lo, hi):
+    """Set a direction's range (lo or hi None: that bound left out)."""
+    lo_k, hi_k = K.RANGE_PAIR[direction]
+    f['keys'] = [k for k in f['keys'] if k[0] not in (lo_k, hi_k)]
+    if lo is not None:
+        f['keys'].append([lo_k, lo, None])
+    if hi is not None:
+        f['keys'].append([hi_k, hi, None])
+
+
+def ranges(f):
+    """{direction: (min or None, max or None)} of f's range keys."""
+    out = {}
+    for name, v, _m in f['keys']:
+        k = K.KEY[name]
+        if k.get('range'):
+            lo, hi = out.get(k['range'], (None, None))
+            out[k['range']] = (v, hi) if k['bound'] == 'min' else (lo, v)
+    return out
+
+
+def valid_ranges(f):
+    """{direction: (min, max)} of f's ranges with both bounds, min < max."""
+    return {d: r for d, r in ranges(f).items()
+            if None not in r and r[0] < r[1]}
+
+
+def add_ranges(rng, f, clean):
+    """Maybe port ranges: RANGE_SHARE of the filters whose shape has
+    ports (ip / ipv6 and tcp, udp, sctp), RANGE_NO_PREREQ of the others
+    (not clean, and only when ours takes the rest: one reason to refuse);
+    RANGE_BAD of them invalid (not clean)."""
+    if need_met(f, 'l4port'):
+        if rng.random() >= RANGE_SHARE:
+            return
+    elif clean or rng.random() >= RANGE_NO_PREREQ or \
+            predict_refusal(f) is not None:
+        return
+    dirs = wchoice(rng, RANGE_DIRS)
+    for d in dirs:
+        put_range(f, d, *rand_range(rng))
+    if not clean and rng.random() < RANGE_BAD and \
+            predict_refusal(f) is None:
+        d = rng.choice(dirs)
+        lo, hi = rand_range(rng)
+        put_range(f, d, *rng.choice([(lo, None), (None, hi), (lo, lo),
+                                      (hi, lo)]))
+
+
+def add_hash(rng, f):
+    """The hash key: mostly a value that is 0 under its mask (the rig's
+    frames have hash 0: the filter matches what its other keys match),
+    else one bit set under it (it matches nothing), or random."""
+    k = K.KEY['hash']
+    m = rand_mask(rng, k)
+    full = full_mask(k, m)
+    x = rng.random()
+    v = rng.getrandbits(32)
+    if x < 0.6:
+        v &= ~full
+    elif x < 0.9 and full:
+        v = (v & ~full) | 1 << rng.choice([i for i in range(32)
+                                           if full >> i & 1])
+    f['keys'].append(['hash', v & 0xffffffff, m])
+
+
+def range_group(rng, size):
+    """size filters for one prio around port ranges: one clean shape
+    with ports (ip / ipv6, tcp / udp / sctp) and its other keys; members
+    with ranges of one direction that overlap (around one port: one mask,
+    so the walk in insertion order decides), some with another value of
+    an other key (the same mask), some with an exact port inside the
+    ranges instead (another mask), rarely one without a port key.  No
+    two members with the same key in the same mask (stock refuses a
+    duplicate)."""
+    for _ in range(200):
+        base = gen_filter(rng, clean=True, nkeys=rng.randint(0, 2))
+        if need_met(base, 'l4port') and not ranges(base):
+            break
+    else:
+        return []
+    d = wchoice(rng, [('dst', 3), ('src', 1)])
+    exact = {6: 'tcp_', 17: 'udp_', 132: 'sctp_'}[base['ip_proto']] + d
+    base['keys'] = [k for k in base['keys'] if k[0] != exact and
+                    not K.KEY[k[0]].get('range')]
+    centre = rng.choice([rng.randint(0, 65535), 0, 65535, 1024, 80])
+    members, seen = [], set()
+    for _ in range(8 * size):
+        if len(members) == size:
+            break
+        g = dict(base, keys=[list(k) for k in base['keys']])
+        x = rng.random()
+        if x < 0.6 or not members:
+            # a range around the centre (or, rarely, beside it)
+            a, b = rng.choice([0, 1, rng.randint(0, 8), rng.randint(0, 500)]), \
+                rng.choice([0, 1, rng.randint(0, 8), rng.randint(0, 500)])
+            lo, hi = max(0, centre - a), min(65535, centre + b)
+            if rng.random() < 0.15:
+                lo, hi = rand_range(rng)
+            if lo >= hi:
+                lo, hi = (lo - 1, hi) if lo > 0 else (lo, hi + 1)
+            put_range(g, d, lo, hi)
+            # (num_of_vlans is the shape: never another value)
+            other = [k for k in g['keys'] if not K.KEY[k[0]].get('range')
+                     and k[0] != 'num_of_vlans']
+            if other and rng.random() < 0.25:
+                k = rng.choice(other)
+                kk = K.KEY[k[0]]
+                bits = full_mask(kk, k[2]) & kk['bits']
+                if bits:
+                    k[1] ^= 1 << rng.choice([i for i in range(8 * kk['width'])
+                                             if bits >> i & 1])
+        elif x < 0.9:
+            m = rng.choice([None, None, 0xff00, 0xfff0, 0xfffe])
+            g['keys'].append([exact, centre + rng.randint(-2, 2) & 0xffff, m])
+        # else: no port key at all
+        sig = (mask_sig(g), tuple(sorted((n, v & full_mask(K.KEY[n], m))
+                                         for n, v, m in g['keys'])))
+        if sig not in seen and predict_refusal(g) is None:
+            seen.add(sig)
+            g['range_group'] = True
+            members.append(g)
+    if rng.random() < 0.5:
+        rng.shuffle(members)
+    return members
 
 
 def mask_sig(f):
@@ -254,6 +422,10 @@ def gen_group(rng, size):
     member takes some of the pool's keys, some under a mask with fewer
     bits.  Ordered coarse first (a frame built for a finer member is
     counted by an older, coarser one), fine first, or shuffled."""
+    if rng.random() < RANGE_GROUP_SHARE:
+        members = range_group(rng, size)
+        if len(members) >= 2:
+            return members
     members = []
     for _ in range(30):
         base = gen_filter(rng, clean=True, nkeys=rng.randint(2, 4))
@@ -262,10 +434,15 @@ def gen_group(rng, size):
             if len(members) == size:
                 break
             keys = []
+            # a range's bounds go together (one alone is refused)
+            take = {d: rng.random() < 0.65 for d in ranges(base)}
             for name, v, m in base['keys']:
                 k = K.KEY[name]
                 if name == 'num_of_vlans':      # the shape: every member
                     keys.append([name, v, m])
+                elif k.get('range'):
+                    if take[k['range']]:
+                        keys.append([name, v, m])
                 elif rng.random() < 0.65:
                     if k['mask'] and rng.random() < 0.5:
                         m = sub_mask(rng, k, m)
@@ -327,8 +504,13 @@ def describe(f):
         parts += ['indev', f['indev']]
     if f['ip_proto'] is not None:
         parts += ['ip_proto', str(f['ip_proto'])]
+    rg = ranges(f)
     for name, v, m in f['keys']:
         k = K.KEY[name]
+        if k.get('range') and None not in rg[k['range']]:
+            if k['bound'] == 'min':
+                parts += [k['range'] + '_port', '%d-%d' % rg[k['range']]]
+            continue
         w = 2 * k['width']
         s = '%0*x' % (w, v)
         if m is not None:

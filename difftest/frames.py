@@ -3,10 +3,10 @@
 near misses in one key bit or the protocol, random frames.
 """
 from difftest import keys as K
-from difftest.model import VLANS
+from difftest.model import VLANS, full_mask
 from flower import packets as P
 from difftest.filters import (CVLAN_INNER, PROTO_WEIGHTS, VLAN_INNER,
-                              num_of_vlans, wchoice)
+                              num_of_vlans, ranges, valid_ranges, wchoice)
 
 
 # --- packets --------------------------------------------------------------
@@ -176,9 +176,41 @@ def field_bits(k):
     return k['bits'] & P.FIELD_BITS.get(k['field'], k['bits'])
 
 
+def has_ports(s):
+    """The frame has an L4 header with ports (tcp, udp, sctp)."""
+    return bool(s.get('l4')) and s['l4'].get('kind') in ('tcp', 'udp', 'sctp')
+
+
+def range_port(rng, lo, hi):
+    """A port in [lo, hi], at a bound more often than not."""
+    x = rng.random()
+    return lo if x < 0.35 else hi if x < 0.7 else rng.randint(lo, hi)
+
+
+def apply_ranges(rng, s, f):
+    """The ports of f's ranges (after its other keys): a port in a
+    valid range (one an exact port key of f under its mask also takes,
+    when the range has one), else the bound given."""
+    if not has_ports(s):
+        return
+    for d, (lo, hi) in sorted(ranges(f).items()):
+        field = K.KEY[K.RANGE_PAIR[d][0]]['field']
+        if None in (lo, hi) or hi <= lo:
+            P.set_field(s, field, hi if lo is None else lo, rng)
+            continue
+        exact = [(v, full_mask(K.KEY[n], m)) for n, v, m in f['keys']
+                 if K.KEY[n]['field'] == field and not K.KEY[n].get('range')]
+        cands = [range_port(rng, lo, hi)] + [lo, hi] + \
+            [rng.randint(lo, hi) for _ in range(30)]
+        ok = [p for p in cands if all(not (p ^ v) & m for v, m in exact)]
+        P.set_field(s, field, (ok or cands)[0], rng)
+
+
 def apply_keys(rng, s, f):
     for name, v, m in f['keys']:
         k = K.KEY[name]
+        if K.special(k):
+            continue            # the hash: every frame's is 0 (keys.py)
         full = (1 << (8 * k['width'])) - 1
         m = full if m is None else m
         if not fits(s, k):
@@ -192,12 +224,81 @@ def apply_keys(rng, s, f):
         new = (v & m) | (cur & ~m & full)
         new &= field_bits(k) if k['field'] not in ('arp.op',) else 0xffff
         P.set_field(s, k['field'], new, rng)
+    apply_ranges(rng, s, f)
+
+
+def satisfies(spec, f):
+    """Whether frame spec has every masked key bit of filter f (the
+    packet model's fields; the protocol shape is the caller's): a range's
+    port within it, hash 0 under the hash's mask."""
+    rg = ranges(f)
+    for name, v, m in f['keys']:
+        k = K.KEY[name]
+        mm = full_mask(k, m)
+        if not mm:
+            continue
+        if k.get('hash'):
+            if v & mm:
+                return False
+            continue
+        if k.get('range'):
+            lo, hi = rg[k['range']]
+            port = P.get_field(spec, k['field']) if has_ports(spec) else None
+            if None in (lo, hi, port) or not lo <= port <= hi:
+                return False
+            continue
+        if not fits(spec, k):
+            return False
+        cur = P.get_field(spec, k['field'])
+        if cur is None or (cur ^ v) & mm:
+            return False
+    return True
+
+
+def joint_frame(rng, s, f, older):
+    """A frame (from s) for range group member f and an older member
+    of its prio, or None: f's keys, then the older one's (its value
+    where they differ), then each of f's ranges' ports moved into the
+    older one's range too when both have one."""
+    t = P.clone(s)
+    apply_keys(rng, t, f)
+    apply_keys(rng, t, older)
+    ro = valid_ranges(older)
+    for d, (lo, hi) in valid_ranges(f).items():
+        field = K.KEY[K.RANGE_PAIR[d][0]]['field']
+        if not has_ports(t):
+            return None
+        if not lo <= P.get_field(t, field) <= hi and d in ro:
+            a, b = max(lo, ro[d][0]), min(hi, ro[d][1])
+            if a > b:
+                return None
+            P.set_field(t, field, range_port(rng, a, b), rng)
+    return t if satisfies(t, f) and satisfies(t, older) else None
+
+
+def range_bounds(rng, s, f, n):
+    """Up to n frames (kind, spec) of s with a port of each range of f
+    at a bound or just outside: min, max, min-1, max+1."""
+    out = []
+    if not has_ports(s):
+        return out
+    for d, (lo, hi) in sorted(valid_ranges(f).items()):
+        cands = [('min', lo), ('max', hi)] + \
+            ([('below', lo - 1)] if lo > 0 else []) + \
+            ([('above', hi + 1)] if hi < 0xffff else [])
+        for what, port in rng.sample(cands, min(n, len(cands))):
+            t = P.clone(s)
+            P.set_field(t, K.KEY[K.RANGE_PAIR[d][0]]['field'], port, rng)
+            out.append(('range:%s_%s' % (d, what), t))
+    return out
 
 
 def near_misses(rng, s, f):
     out = []
     for name, v, m in f['keys']:
         k = K.KEY[name]
+        if K.special(k):
+            continue            # range_bounds(); the hash is always 0
         full = (1 << (8 * k['width'])) - 1
         m = full if m is None else m
         m &= field_bits(k)

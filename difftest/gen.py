@@ -18,6 +18,13 @@ often matches an older one too, so the order of the masks shows in which
 member counts it).  num_of_vlans also comes first, as the form stock reads
 ("protocol all num_of_vlans 1 vlan_ethtype ip src_ip ...").
 
+Port ranges (dst, src or both, under tcp / udp / sctp; a few invalid or
+without their prerequisite) and the hash key are drawn by rules of their
+own (filters.py: add_ranges(), add_hash()); range groups put overlapping
+ranges and exact ports of one prio together; a range filter's frames
+include ports at and beside its bounds; each batch has a hash probe
+(hash 0/0xffffffff: the rig's frames have no skb hash).
+
 Tunnel filters (TUNNEL_SHARE of the solo filters, and --cover's filters
 for the enc_* keys) go to the ingress of a collect_md VXLAN or Geneve
 device (TUN_DEVS, which runner.py makes on the receiving side): a clean
@@ -56,20 +63,22 @@ from difftest import keys as K
 from difftest.model import full_mask, predict_refusal
 from difftest.filters import (GROUP_SIZES, GROUP_START, RX_DEV, TUN_DEVS,
                               TX_DEV, covered, describe, encode_filter,
-                              gen_filter, gen_group, need_met, rand_mask,
-                              rand_value, wchoice, zero_masked)
+                              gen_filter, gen_group, need_met, put_range,
+                              rand_mask, rand_range, rand_value, ranges,
+                              wchoice, zero_masked)
 from difftest.tunnel import (TUNNEL_SHARE, gen_tunnel_filter, rand_tun,
                              tunnel_reach, tunnel_setup)
 from difftest.conntrack import (CT_FILTERS, CT_MAC, NOCT_MAC, ct_action,
                                 ct_flows, gen_ct_filter, gen_ct_filter_with)
-from difftest.frames import apply_keys, base_spec, near_misses, random_spec
+from difftest.frames import (apply_keys, base_spec, joint_frame,
+                             near_misses, random_spec, range_bounds)
 from difftest.mutations import mutate
 from flower import packets as P
 # used through gen by difftest/tests and flower/tests/test_packets.py
 from difftest.model import VLANS  # noqa: F401
 from difftest.filters import mask_sig  # noqa: F401
 from difftest.tunnel import TUN_MAC, link_cmd  # noqa: F401
-from difftest.frames import fits  # noqa: F401
+from difftest.frames import fits, has_ports, satisfies  # noqa: F401
 
 
 def gen_filter_with(rng, name):
@@ -89,7 +98,11 @@ def gen_filter_with(rng, name):
         f = gen_filter(rng, clean=True, nkeys=rng.randint(0, 2))
         if name == 'num_of_vlans' and not f.get('nvlans_form'):
             continue
-        if name != 'num_of_vlans':
+        if k.get('range'):
+            if not need_met(f, k['need']):
+                continue
+            put_range(f, k['range'], *rand_range(rng))
+        elif name != 'num_of_vlans':
             if not need_met(f, k['need']):
                 continue
             f['keys'] = [x for x in f['keys'] if x[0] != name]
@@ -100,11 +113,20 @@ def gen_filter_with(rng, name):
                 m = None
             if k['mask'] and full_mask(k, m) & ~k['bits']:
                 m = k['bits']
-            f['keys'].insert(rng.randint(0, len(f['keys'])),
-                             [name, rand_value(rng, k) & k['bits'], m])
+            v = rand_value(rng, k) & k['bits']
+            if k.get('hash'):       # 0 under the mask: it matches
+                v &= ~full_mask(k, m)
+            f['keys'].insert(rng.randint(0, len(f['keys'])), [name, v, m])
         if predict_refusal(f) is None and name in covered([f]):
             return f
     raise RuntimeError('no clean filter with key %s' % name)
+
+
+def hash_probe():
+    """protocol all flower hash 0/0xffffffff: matches every frame with
+    hash 0, on a kernel that has the key."""
+    return dict(proto='all', vlan_eth=None, cvlan_eth=None, ip_proto=None,
+                keys=[['hash', 0, 0xffffffff]], indev=None, probe='hash')
 
 
 def gen_batch(rng, nfilters, index0=0, cover=False):
@@ -145,6 +167,11 @@ def gen_batch(rng, nfilters, index0=0, cover=False):
             filters.append(tw)
             prios.append(prios[-1] + 1)
             handles.append(1)
+    # the hash probe: every frame that reaches tc has hash 0 (keys.py),
+    # so it counts each of them on stock (checks.py: hash_problems())
+    filters.append(hash_probe())
+    prios.append(prios[-1] + 1 if prios else 1)
+    handles.append(1)
     # the conntrack flows and chain 1's filters (prios of their own there)
     act = ct_action(rng)
     flows = ct_flows(rng, act)
@@ -166,7 +193,7 @@ def gen_batch(rng, nfilters, index0=0, cover=False):
             filters.append(f)
             handles.append(1)
     for fi, f in enumerate(filters):
-        if 'twin_of' in f or f.get('chain'):
+        if 'twin_of' in f or f.get('chain') or f.get('probe'):
             continue     # a twin's frames are its filter's; ct: the flows
         s = base_spec(rng, f)
         if f.get('dev'):
@@ -177,13 +204,26 @@ def gen_batch(rng, nfilters, index0=0, cover=False):
             packets.append(dict(owner=fi, kind=kind, spec=t))
         older = [gi for gi in groups[f['group']] if gi < fi] \
             if 'group' in f else []
-        if older:
+        if older and f.get('range_group'):
+            # a range group: the older filter (its mask, or its place in
+            # the walk of one mask) is tried first, its range holding the
+            # frame's port too
+            t = None
+            for oi in rng.sample(older, len(older)):
+                t = t or joint_frame(rng, s, f, filters[oi])
+            if t:
+                packets.append(dict(owner=fi, kind='group:older', spec=t))
+        elif older:
             # a frame for this member and an older one of its prio: the
             # older mask is tried first, its filter counts it
             t = P.clone(s)
             apply_keys(rng, t, filters[rng.choice(older)])
             apply_keys(rng, t, f)
             packets.append(dict(owner=fi, kind='group:older', spec=t))
+        # a range's bounds: min, max, min-1, max+1 (a range group's
+        # members more of them: the overlaps are there)
+        for kind, t in range_bounds(rng, s, f, 3 if 'group' in f else 2):
+            packets.append(dict(owner=fi, kind=kind, spec=t))
         for _ in range(1 if older else 2):
             kind, t = mutate(rng, s)
             packets.append(dict(owner=fi, kind=kind, spec=t))
@@ -242,16 +282,26 @@ def main():
         json.dump(doc, fp)
     nv = sum(len(b['filters']) * len(b['packets']) for b in batches)
     print('difftest: seed %d: %d batches (%s), %d filters (%d in %d groups, '
-          '%d added to cover a key, %d on a tunnel device), %d frames (%d '
-          'tunneled), %d pairs'
+          '%d added to cover a key, %d on a tunnel device, %d with a port '
+          'range, %d in %d range groups, %d with the hash key), %d frames (%d '
+          'tunneled, %d at or beside a range bound), %d pairs'
           % (a.seed, len(batches), ' '.join(b['hook'] for b in batches),
              sum(len(b['filters']) for b in batches),
              sum(len(g) for b in batches for g in b['groups']),
              sum(len(b['groups']) for b in batches),
              sum('cover' in f for b in batches for f in b['filters']),
              sum(bool(f.get('dev')) for b in batches for f in b['filters']),
+             sum(bool(ranges(f)) for b in batches for f in b['filters']),
+             sum(len(g) for b in batches for g in b['groups']
+                 if b['filters'][g[0]].get('range_group')),
+             sum(bool(b['filters'][g[0]].get('range_group'))
+                 for b in batches for g in b['groups']),
+             sum(any(k[0] == 'hash' for k in f['keys'])
+                 for b in batches for f in b['filters']),
              sum(len(b['packets']) for b in batches),
              sum(bool(p['spec'] and p['spec'].get('tun'))
+                 for b in batches for p in b['packets']),
+             sum(p['kind'].startswith('range:')
                  for b in batches for p in b['packets']), nv))
 
 

@@ -16,6 +16,17 @@ their packet fields are a spec's 'tun' (flower/packets.py).
 batch's ct action, take them (gen.py), and their packet fields are what
 the ct action finds for a frame of a conntrack flow (a spec's 'ct').
 
+`range` marks the port range keys (TCA_FLOWER_KEY_PORT_{DST,SRC}_{MIN,MAX},
+be16, no mask attribute: stock's mask is all ones for each bound): a
+filter has both bounds of a direction or, to be refused, one (filters.py
+draws them as a pair, never one by one); their packet field is the port
+they bound.  `hash` marks TCA_FLOWER_KEY_HASH (+ _MASK, host-order u32),
+matched against skb_get_hash_raw(): the rig's frames have no skb hash
+(runner.py: single-queue veths, so nothing computes one on the way), so
+a hash filter matches when its value under its mask is 0; its packet
+field is none.  Neither is in flower/keys.py (they are not fl_keys[] rows
+of ours yet): their rows are written here.
+
 `guarded` marks keys ours may refuse today (the lead is adding them): they
 are generated anyway; a filter one kernel refuses and the other accepts
 is the by-design divergence class "refused key".
@@ -81,10 +92,39 @@ def _row(name, guarded, tunnel=False, ct=False):
                 guarded=guarded, tunnel=tunnel, ct=ct)
 
 
+# the port range keys: (name, attribute, the direction, the bound, field)
+RANGES = (('port_dst_min', 'KEY_PORT_DST_MIN', 'dst', 'min', 'l4.dport'),
+          ('port_dst_max', 'KEY_PORT_DST_MAX', 'dst', 'max', 'l4.dport'),
+          ('port_src_min', 'KEY_PORT_SRC_MIN', 'src', 'min', 'l4.sport'),
+          ('port_src_max', 'KEY_PORT_SRC_MAX', 'src', 'max', 'l4.sport'))
+# a range's bounds by direction: (min key, max key)
+RANGE_PAIR = {'dst': ('port_dst_min', 'port_dst_max'),
+              'src': ('port_src_min', 'port_src_max')}
+
+
+def _range_row(name, attr, direction, bound, field):
+    return dict(name=name, attr=attr, mask=None, width=2, order='be',
+                need='l4port', field=field, bits=0xffff, guarded=True,
+                tunnel=False, ct=False, range=direction, bound=bound)
+
+
+HASH = dict(name='hash', attr='KEY_HASH', mask='KEY_HASH_MASK', width=4,
+            order='he', need='any', field=None, bits=0xffffffff,
+            guarded=True, tunnel=False, ct=False, hash=True)
+
+
 KEYS = [_row(n, False) for n in DRAWN] + [_row(n, True) for n in GUARDED] + \
     [_row(n, False, True) for n in TUNNEL] + \
-    [_row(n, False, ct=True) for n in CT]
+    [_row(n, False, ct=True) for n in CT] + \
+    [_range_row(*r) for r in RANGES] + [HASH]
 KEY = {k['name']: k for k in KEYS}
+
+
+def special(k):
+    """A key filters.py adds by rules of its own (a port range's bounds
+    come as a pair, the hash with a value for a hash-0 frame), never
+    drawn one by one with the others."""
+    return bool(k.get('range') or k.get('hash'))
 
 # Address keys whose all-zero mask stock 6.1 mishandles (control.addr_type
 # is masked, but the dissector skips the zero-mask address key).

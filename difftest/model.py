@@ -29,6 +29,17 @@ def full_mask(k, m):
 # declared difference (stock refuses it too, or the generator erred).
 EINVAL, EOPNOTSUPP = 22, 95
 NEED_MSG = {K.NEED[n]: m for n, m in needs.MESSAGES.items() if n in K.NEED}
+# the port range keys' prerequisite (ours; stock ignores the keys without it)
+NEED_MSG['l4port'] = 'Key requires ip_proto tcp, udp or sctp'
+# fl_set_key_port_range() (stock's messages, upstream's "Ensure both
+# minimum and maximum ports are specified"): both kernels refuse these
+RANGE_BOTH_MSG = {'dst': 'Both min and max destination ports must be '
+                         'specified',
+                  'src': 'Both min and max source ports must be specified'}
+RANGE_ORDER_MSG = {'dst': 'Invalid destination port range (min must be '
+                          'strictly smaller than max)',
+                   'src': 'Invalid source port range (min must be '
+                          'strictly smaller than max)'}
 # fl_keys[] after IP_PROTO (the VLAN, MPLS and PPP keys are parsed elsewhere)
 ROWS = ('eth_dst', 'eth_src', 'num_of_vlans', 'pppoe_sid', 'ipv4_src',
         'ipv4_dst', 'ipv6_src', 'ipv6_dst', 'ip_tos', 'ip_ttl', 'tcp_src',
@@ -95,6 +106,7 @@ def predict_refusal(f):
         return {'any': True, 'ip': np in ('ip', 'ipv6'), 'ipv4': np == 'ip',
                 'ipv6': np == 'ipv6', 'tcp': ipp == 6, 'udp': ipp == 17,
                 'sctp': ipp == 132, 'l2tp': ipp == 115,
+                'l4port': ipp in (6, 17, 132),
                 'icmp4': np == 'ip' and ipp == 1,
                 'icmp6': np == 'ipv6' and ipp == 58,
                 'arp': np in ('arp', 'rarp'), 'mpls': np in ('mpls_uc', 'mpls_mc'),
@@ -149,6 +161,19 @@ def predict_refusal(f):
     for name in ROWS:
         if name in kv and not met(K.KEY[name]['need']):
             return prereq(K.KEY[name]['need'])
+    # the port ranges (fl_set_key_port_range(), under tcp / udp / sctp):
+    # both bounds of a direction, dst first, then min < max
+    rk = [n for n in kv if K.KEY[n].get('range')]
+    if rk:
+        if not met('l4port'):
+            return prereq('l4port')
+        for d in ('dst', 'src'):
+            if (K.RANGE_PAIR[d][0] in kv) != (K.RANGE_PAIR[d][1] in kv):
+                return [EINVAL, RANGE_BOTH_MSG[d], None]
+        for d in ('dst', 'src'):
+            lo, hi = (kv.get(n, (None,))[0] for n in K.RANGE_PAIR[d])
+            if lo is not None and hi <= lo:
+                return [EINVAL, RANGE_ORDER_MSG[d], None]
     # fl_check_tags(), fl_check_tcp_flags()
     for need, attrs in (('vlan', ('vlan_id', 'vlan_prio', 'vlan_eth')),
                         ('cvlan', ('cvlan_id', 'cvlan_prio', 'cvlan_eth')),

@@ -9,7 +9,8 @@ filters as pre-encoded TCA_OPTIONS attributes; netlink is spoken with
 flower.nl (struct, no pyroute2), because under TCG every Python-level
 decode costs.
 
-Setup: veth dtx <-> dtr, IPv6 off (no RS/MLD/DAD chatter), clsact on dtr.
+Setup: veth dtx <-> dtr (one queue each way: no frame gets an skb hash),
+IPv6 off (no RS/MLD/DAD chatter), clsact on dtr.
 Tunnel filters (a filter with a "dev": vxlan or geneve) go to the
 ingress of a collect_md device of that kind (the doc's "tunnel": names,
 ports); dtr takes the tunnel frames: its MAC is the doc's, routes of
@@ -100,12 +101,21 @@ def ipv6_off(dev, off):
         pass
 
 
+def veth_cmd(tx, rx):
+    """The veth pair, one queue each way: with more, dtx's transmit
+    picks a queue by skb_get_hash(), whose seed is random per boot, and
+    dtr's ingress would see that hash (the hash key's filters compare two
+    boots: keys.py); with one, no frame has a hash."""
+    return 'ip link add %s numtxqueues 1 numrxqueues 1 type veth peer name ' \
+        '%s numtxqueues 1 numrxqueues 1' % (tx, rx)
+
+
 class Rig:
     def __init__(self, rx, tx, tunnel=None):
         self.rx, self.tx = rx, tx
         for k in ('all', 'default'):
             ipv6_off(k, True)
-        sh('ip link add %s type veth peer name %s' % (tx, rx))
+        sh(veth_cmd(tx, rx))
         self.tun = {}           # kind -> device name
         sh('ip -batch -', (self.tunnel_setup(tunnel) if tunnel else []) +
            ['link set %s up' % dev for dev in (tx, rx)] +

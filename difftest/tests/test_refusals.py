@@ -71,6 +71,10 @@ class TestPrediction(unittest.TestCase):
         for seed in range(1, 9):
             b = G.gen_batch(random.Random(seed), 130, cover=True)
             for f in b['filters']:
+                if C.range_or_hash(f):
+                    # not in stress/fuzz.py's model of ours yet (issue 31;
+                    # test_ranges.py checks these)
+                    continue
                 attrs = [(t, bytes.fromhex(h), None) for t, h in f['attrs']]
                 try:
                     model.fl_parse(attrs, False, K.PROTOS[f['proto']])
