@@ -88,6 +88,9 @@
 #include <net/pkt_cls.h>
 #include <net/flow_dissector.h>
 #include <net/geneve.h>
+#include <net/vxlan.h>
+#include <net/erspan.h>
+#include <net/gtp.h>
 
 /* The keys most filters use come first and the rarer ones last: classify
  * clears the key up to the end of the mask's range, masks and hashes the
@@ -473,6 +476,25 @@ fl_geneve_opt_policy[TCA_FLOWER_KEY_ENC_OPT_GENEVE_MAX + 1] = {
 	[TCA_FLOWER_KEY_ENC_OPT_GENEVE_TYPE]	= { .type = NLA_U8 },
 	[TCA_FLOWER_KEY_ENC_OPT_GENEVE_DATA]	= { .type = NLA_BINARY,
 						    .len = 128 },
+};
+
+static const struct nla_policy
+fl_vxlan_opt_policy[TCA_FLOWER_KEY_ENC_OPT_VXLAN_MAX + 1] = {
+	[TCA_FLOWER_KEY_ENC_OPT_VXLAN_GBP]	= { .type = NLA_U32 },
+};
+
+static const struct nla_policy
+fl_erspan_opt_policy[TCA_FLOWER_KEY_ENC_OPT_ERSPAN_MAX + 1] = {
+	[TCA_FLOWER_KEY_ENC_OPT_ERSPAN_VER]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ENC_OPT_ERSPAN_INDEX]	= { .type = NLA_U32 },
+	[TCA_FLOWER_KEY_ENC_OPT_ERSPAN_DIR]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ENC_OPT_ERSPAN_HWID]	= { .type = NLA_U8 },
+};
+
+static const struct nla_policy
+fl_gtp_opt_policy[TCA_FLOWER_KEY_ENC_OPT_GTP_MAX + 1] = {
+	[TCA_FLOWER_KEY_ENC_OPT_GTP_PDU_TYPE]	= { .type = NLA_U8 },
+	[TCA_FLOWER_KEY_ENC_OPT_GTP_QFI]	= { .type = NLA_U8 },
 };
 
 #define FL_NLA_VALIDATE	(NL_VALIDATE_STRICT & ~NL_VALIDATE_NESTED)
@@ -1887,7 +1909,181 @@ static int fl_set_geneve_opt(const struct nlattr *nla,
 	return 0;
 }
 
-/* ENC_OPTS or ENC_OPTS_MASK: Geneve options, the only kind implemented */
+static int fl_set_vxlan_opt(struct nlattr **tb, void *opt, bool mask,
+			    struct netlink_ext_ack *extack)
+{
+	struct vxlan_metadata *md = opt;
+	struct nlattr *gbp = tb[TCA_FLOWER_KEY_ENC_OPT_VXLAN_GBP];
+
+	if (!mask && !gbp) {
+		NL_SET_ERR_MSG(extack, "Missing tunnel key vxlan option gbp");
+		return -EINVAL;
+	}
+	md->gbp = gbp ? nla_get_u32(gbp) & VXLAN_GBP_MASK : U32_MAX;
+	return 0;
+}
+
+static int fl_dump_vxlan_opt(struct sk_buff *skb, const void *opt)
+{
+	const struct vxlan_metadata *md = opt;
+
+	return nla_put_u32(skb, TCA_FLOWER_KEY_ENC_OPT_VXLAN_GBP, md->gbp);
+}
+
+/* A mask's version, 1 when it gives none, says which fields it has */
+static int fl_set_erspan_opt(struct nlattr **tb, void *opt, bool mask,
+			     struct netlink_ext_ack *extack)
+{
+	struct nlattr *ver = tb[TCA_FLOWER_KEY_ENC_OPT_ERSPAN_VER];
+	struct nlattr *index = tb[TCA_FLOWER_KEY_ENC_OPT_ERSPAN_INDEX];
+	struct nlattr *dir = tb[TCA_FLOWER_KEY_ENC_OPT_ERSPAN_DIR];
+	struct nlattr *hwid = tb[TCA_FLOWER_KEY_ENC_OPT_ERSPAN_HWID];
+	struct erspan_metadata *md = opt;
+
+	if (!mask && !ver) {
+		NL_SET_ERR_MSG(extack, "Missing tunnel key erspan option ver");
+		return -EINVAL;
+	}
+	md->version = ver ? nla_get_u8(ver) : 1;
+	switch (md->version) {
+	case 1:
+		if (!mask && !index) {
+			NL_SET_ERR_MSG(extack,
+				       "Missing tunnel key erspan option index");
+			return -EINVAL;
+		}
+		md->u.index = index ? nla_get_be32(index) : htonl(U32_MAX);
+		return 0;
+	case 2:
+		if (!mask && (!dir || !hwid)) {
+			NL_SET_ERR_MSG(extack,
+				       "Missing tunnel key erspan option dir or hwid");
+			return -EINVAL;
+		}
+		md->u.md2.dir = dir ? nla_get_u8(dir) : 1;
+		set_hwid(&md->u.md2, hwid ? nla_get_u8(hwid) : 0xff);
+		return 0;
+	}
+	NL_SET_ERR_MSG(extack, "Tunnel key erspan option ver is incorrect");
+	return -EINVAL;
+}
+
+static int fl_dump_erspan_opt(struct sk_buff *skb, const void *opt)
+{
+	const struct erspan_metadata *md = opt;
+
+	if (nla_put_u8(skb, TCA_FLOWER_KEY_ENC_OPT_ERSPAN_VER, md->version))
+		return -EMSGSIZE;
+	if (md->version == 1)
+		return nla_put_be32(skb, TCA_FLOWER_KEY_ENC_OPT_ERSPAN_INDEX,
+				    md->u.index);
+	if (md->version == 2)
+		return nla_put_u8(skb, TCA_FLOWER_KEY_ENC_OPT_ERSPAN_DIR,
+				  md->u.md2.dir) ?:
+		       nla_put_u8(skb, TCA_FLOWER_KEY_ENC_OPT_ERSPAN_HWID,
+				  get_hwid(&md->u.md2));
+	return 0;
+}
+
+static int fl_set_gtp_opt(struct nlattr **tb, void *opt, bool mask,
+			  struct netlink_ext_ack *extack)
+{
+	struct nlattr *type = tb[TCA_FLOWER_KEY_ENC_OPT_GTP_PDU_TYPE];
+	struct nlattr *qfi = tb[TCA_FLOWER_KEY_ENC_OPT_GTP_QFI];
+	struct gtp_pdu_session_info *info = opt;
+
+	if (!mask && (!type || !qfi)) {
+		NL_SET_ERR_MSG(extack,
+			       "Missing tunnel key gtp option pdu type or qfi");
+		return -EINVAL;
+	}
+	info->pdu_type = type ? nla_get_u8(type) : 0xff;
+	info->qfi = qfi ? nla_get_u8(qfi) : 0xff;
+	return 0;
+}
+
+static int fl_dump_gtp_opt(struct sk_buff *skb, const void *opt)
+{
+	const struct gtp_pdu_session_info *info = opt;
+
+	return nla_put_u8(skb, TCA_FLOWER_KEY_ENC_OPT_GTP_PDU_TYPE,
+			  info->pdu_type) ?:
+	       nla_put_u8(skb, TCA_FLOWER_KEY_ENC_OPT_GTP_QFI, info->qfi);
+}
+
+/* The tunnel option kinds besides Geneve's: one option of a fixed size.
+ * Key and mask are kept as the in-tree flower keeps them (the option's
+ * size and kind, as the mask's too), so drivers get the same rule.
+ */
+struct fl_tun_opt_kind {
+	int (*set)(struct nlattr **tb, void *opt, bool mask,
+		   struct netlink_ext_ack *extack);
+	int (*dump)(struct sk_buff *skb, const void *opt);
+	const struct nla_policy *policy;
+	u16 maxtype;
+	u16 flag;		/* TUNNEL_*_OPT, the dst_opt_type */
+	u8 len;			/* of the option in enc_opts.data */
+	u16 attr;		/* TCA_FLOWER_KEY_ENC_OPTS_* */
+	const char *dup_msg;	/* a second option */
+	const char *mask_msg;	/* a mask of another kind */
+};
+
+#define FL_TUN_OPT_KIND(_attr, _name, _flag, _md, _desc) {		\
+	.set = fl_set_##_name##_opt,					\
+	.dump = fl_dump_##_name##_opt,					\
+	.policy = fl_##_name##_opt_policy,				\
+	.maxtype = TCA_FLOWER_KEY_ENC_OPT_##_attr##_MAX,		\
+	.flag = _flag,							\
+	.attr = TCA_FLOWER_KEY_ENC_OPTS_##_attr,			\
+	.len = sizeof(struct _md),					\
+	.dup_msg = "Duplicate type for " _desc " options",		\
+	.mask_msg = "Non-" _desc " option type for mask",		\
+}
+
+static const struct fl_tun_opt_kind fl_tun_opt_kinds[] = {
+	[TCA_FLOWER_KEY_ENC_OPTS_VXLAN] =
+		FL_TUN_OPT_KIND(VXLAN, vxlan, TUNNEL_VXLAN_OPT,
+				vxlan_metadata, "vxlan"),
+	[TCA_FLOWER_KEY_ENC_OPTS_ERSPAN] =
+		FL_TUN_OPT_KIND(ERSPAN, erspan, TUNNEL_ERSPAN_OPT,
+				erspan_metadata, "erspan"),
+	[TCA_FLOWER_KEY_ENC_OPTS_GTP] =
+		FL_TUN_OPT_KIND(GTP, gtp, TUNNEL_GTP_OPT,
+				gtp_pdu_session_info, "gtp"),
+};
+
+static const struct fl_tun_opt_kind *fl_tun_opt_kind(int type)
+{
+	if (type < 0 || type >= ARRAY_SIZE(fl_tun_opt_kinds) ||
+	    !fl_tun_opt_kinds[type].set)
+		return NULL;
+	return &fl_tun_opt_kinds[type];
+}
+
+static const struct fl_tun_opt_kind *fl_tun_opt_kind_of(u16 flag)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(fl_tun_opt_kinds); i++)
+		if (fl_tun_opt_kinds[i].set && fl_tun_opt_kinds[i].flag == flag)
+			return &fl_tun_opt_kinds[i];
+	return NULL;
+}
+
+/* An option of another kind in a list: refused as the in-tree flower does */
+static int fl_set_enc_opts_mixed(const struct nlattr *nla,
+				 struct netlink_ext_ack *extack)
+{
+	const struct fl_tun_opt_kind *kind = fl_tun_opt_kind(nla_type(nla));
+
+	fl_set_err(extack, nla,
+		   nla_type(nla) == TCA_FLOWER_KEY_ENC_OPTS_GENEVE ?
+		   "Duplicate type for geneve options" :
+		   kind ? kind->dup_msg : "Unknown tunnel option type");
+	return -EINVAL;
+}
+
+/* ENC_OPTS or ENC_OPTS_MASK: a list of Geneve options */
 static int fl_set_enc_opts(const struct nlattr *list,
 			   struct flow_dissector_key_enc_opts *opts,
 			   struct netlink_ext_ack *extack)
@@ -1896,11 +2092,8 @@ static int fl_set_enc_opts(const struct nlattr *list,
 	int rem, err;
 
 	nla_for_each_nested(nla, list, rem) {
-		if (nla_type(nla) != TCA_FLOWER_KEY_ENC_OPTS_GENEVE) {
-			NL_SET_ERR_MSG_ATTR(extack, nla,
-					    "Only Geneve tunnel options are supported");
-			return -EOPNOTSUPP;
-		}
+		if (nla_type(nla) != TCA_FLOWER_KEY_ENC_OPTS_GENEVE)
+			return fl_set_enc_opts_mixed(nla, extack);
 		err = fl_set_geneve_opt(nla, opts, extack);
 		if (err)
 			return err;
@@ -1955,20 +2148,12 @@ static void fl_set_enc_opts_mask_exact(const struct flow_dissector_key_enc_opts 
 /* Geneve options: the packet's options are exactly these, in this order
  * (their lengths count), with the mask's bits of class, type and data.
  */
-static int fl_set_key_enc_opts(struct nlattr **tb, struct fl_flow_key *key,
-			       struct fl_flow_key *mask,
-			       struct netlink_ext_ack *extack)
+static int fl_set_key_geneve_opts(struct nlattr *val, struct nlattr *msk,
+				  struct fl_flow_key *key,
+				  struct fl_flow_key *mask,
+				  struct netlink_ext_ack *extack)
 {
-	struct nlattr *val = tb[TCA_FLOWER_KEY_ENC_OPTS];
-	struct nlattr *msk = tb[TCA_FLOWER_KEY_ENC_OPTS_MASK];
 	int err;
-
-	if (!val) {
-		if (!msk)
-			return 0;
-		NL_SET_ERR_MSG_ATTR(extack, msk, "Mask given without its key");
-		return -EINVAL;
-	}
 
 	err = fl_set_enc_opts(val, &key->enc_opts, extack);
 	if (err)
@@ -1990,6 +2175,92 @@ static int fl_set_key_enc_opts(struct nlattr **tb, struct fl_flow_key *key,
 	mask->enc_opts.dst_opt_type = TUNNEL_OPTIONS_PRESENT;
 	mask->enc_opts.len = 0xff;
 	return 0;
+}
+
+/* One option of @kind from @nla, or a mask of all its fields if NULL */
+static int fl_set_tun_opt(const struct fl_tun_opt_kind *kind,
+			  const struct nlattr *nla, void *opt, bool mask,
+			  struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[TCA_FLOWER_KEY_ENC_OPT_ERSPAN_MAX + 1] = {};
+	int err;
+
+	BUILD_BUG_ON(ARRAY_SIZE(tb) <= TCA_FLOWER_KEY_ENC_OPT_VXLAN_MAX ||
+		     ARRAY_SIZE(tb) <= TCA_FLOWER_KEY_ENC_OPT_GTP_MAX);
+	if (nla) {
+		err = __nla_parse(tb, kind->maxtype, nla_data(nla),
+				  nla_len(nla), kind->policy, FL_NLA_VALIDATE,
+				  extack);
+		if (err)
+			return err;
+	}
+	return kind->set(tb, opt, mask, extack);
+}
+
+/* A vxlan, erspan or gtp option, the list's only one; the mask's first
+ * option, if any, is of the same kind, and fields it lacks count whole.
+ */
+static int fl_set_key_tun_opt(const struct fl_tun_opt_kind *kind,
+			      struct nlattr *val, struct nlattr *msk,
+			      struct fl_flow_key *key, struct fl_flow_key *mask,
+			      struct netlink_ext_ack *extack)
+{
+	const struct nlattr *opt = nla_data(val), *mopt = NULL;
+	int rem = nla_len(val);
+	int err;
+
+	err = fl_set_tun_opt(kind, opt, key->enc_opts.data, false, extack);
+	if (err)
+		return err;
+	opt = nla_next(opt, &rem);
+	if (nla_ok(opt, rem))
+		return fl_set_enc_opts_mixed(opt, extack);
+
+	if (msk) {
+		mopt = nla_data(msk);
+		if (!nla_ok(mopt, nla_len(msk))) {
+			NL_SET_ERR_MSG_ATTR(extack, msk,
+					    "Invalid nested attribute for masks");
+			return -EINVAL;
+		}
+		if (nla_type(mopt) != kind->attr) {
+			fl_set_err(extack, mopt, kind->mask_msg);
+			return -EINVAL;
+		}
+	}
+	err = fl_set_tun_opt(kind, mopt, mask->enc_opts.data, true, extack);
+	if (err)
+		return err;
+
+	key->enc_opts.len = kind->len;
+	mask->enc_opts.len = kind->len;
+	key->enc_opts.dst_opt_type = kind->flag;
+	mask->enc_opts.dst_opt_type = kind->flag;
+	return 0;
+}
+
+static int fl_set_key_enc_opts(struct nlattr **tb, struct fl_flow_key *key,
+			       struct fl_flow_key *mask,
+			       struct netlink_ext_ack *extack)
+{
+	struct nlattr *val = tb[TCA_FLOWER_KEY_ENC_OPTS];
+	struct nlattr *msk = tb[TCA_FLOWER_KEY_ENC_OPTS_MASK];
+	const struct fl_tun_opt_kind *kind = NULL;
+	const struct nlattr *first;
+
+	if (!val) {
+		if (!msk)
+			return 0;
+		NL_SET_ERR_MSG_ATTR(extack, msk, "Mask given without its key");
+		return -EINVAL;
+	}
+
+	first = nla_data(val);
+	if (nla_ok(first, nla_len(val)))
+		kind = fl_tun_opt_kind(nla_type(first));
+	if (kind)
+		return fl_set_key_tun_opt(kind, val, msk, key, mask, extack);
+	return fl_set_key_geneve_opts(val, msk, key, mask, extack);
 }
 
 /* Every ct_state flag the uAPI defines */
@@ -3022,12 +3293,36 @@ static int fl_dump_geneve_opts(struct sk_buff *skb, int type,
 	return 0;
 }
 
+static int fl_dump_tun_opt(struct sk_buff *skb, int type,
+			   const struct fl_tun_opt_kind *kind, const void *opt)
+{
+	struct nlattr *list, *nest;
+
+	list = nla_nest_start(skb, type);
+	if (!list)
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, kind->attr);
+	if (!nest || kind->dump(skb, opt))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	nla_nest_end(skb, list);
+	return 0;
+}
+
 static int fl_dump_key_enc_opts(struct sk_buff *skb,
 				const struct fl_flow_key *key,
 				const struct fl_flow_key *mask)
 {
+	const struct fl_tun_opt_kind *kind;
+
 	if (!mask->enc_opts.len)
 		return 0;
+	kind = fl_tun_opt_kind_of(key->enc_opts.dst_opt_type);
+	if (kind)
+		return fl_dump_tun_opt(skb, TCA_FLOWER_KEY_ENC_OPTS, kind,
+				       key->enc_opts.data) ?:
+		       fl_dump_tun_opt(skb, TCA_FLOWER_KEY_ENC_OPTS_MASK, kind,
+				       mask->enc_opts.data);
 	return fl_dump_geneve_opts(skb, TCA_FLOWER_KEY_ENC_OPTS,
 				   &key->enc_opts, &key->enc_opts) ?:
 	       fl_dump_geneve_opts(skb, TCA_FLOWER_KEY_ENC_OPTS_MASK,
