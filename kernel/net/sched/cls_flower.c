@@ -2761,7 +2761,12 @@ static int fl_insert(struct tcf_proto *tp, struct cls_fl_filter *fold,
 	if (grown)
 		fl_masks_publish(head, grown);
 	idr_replace(&head->handle_idr, fnew, fnew->handle);
-	if (fold)
+	/* One that moves to another mask leaves its own later, in
+	 * fl_filter_retire(); deleted, it is the caller's alone already.
+	 */
+	if (fold && fold->mask != mask)
+		WRITE_ONCE(fold->deleted, true);
+	else if (fold)
 		fl_filter_remove(head, fold, !swap);
 	refcount_inc(&fnew->refs);	/* the caller's, in *arg */
 	return 0;
@@ -2779,6 +2784,25 @@ err_mask:
 	if (!found)
 		kfree(mask);
 	return err;
+}
+
+/* @f, which a replace moved to another mask, leaves its own a grace
+ * period after the filter that replaced it became visible.  Until then
+ * both are in their tables, so a packet that both match finds one of
+ * them whatever set of masks classify loaded and in whichever order it
+ * tries the two masks (a classify that never saw the new filter's mask
+ * began before the grace period did).  Meanwhile the old key stays taken
+ * in its mask: a replace back to it in parallel is refused as a
+ * duplicate.
+ */
+static void fl_filter_retire(struct tcf_proto *tp, struct cls_fl_filter *f)
+{
+	struct cls_fl_head *head = fl_head(tp);
+
+	synchronize_rcu();
+	mutex_lock(&head->lock);
+	fl_filter_remove(head, f, true);
+	mutex_unlock(&head->lock);
 }
 
 /* Software first, then drivers: see the top */
@@ -2887,6 +2911,8 @@ static int fl_change_filter(struct net *net, struct tcf_proto *tp,
 	}
 
 	if (fold) {
+		if (fold->mask != fnew->mask)
+			fl_filter_retire(tp, fold);
 		if (!tc_skip_hw(fold->flags))
 			fl_hw_destroy_filter(tp, fold, rtnl_held, NULL);
 		fl_filter_release(tp, fold);
