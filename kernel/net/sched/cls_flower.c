@@ -171,6 +171,7 @@ struct fl_masks {
 	bool ct;			/* a mask uses the conntrack key */
 	bool ranges;			/* a mask has port ranges */
 	bool hash;			/* a mask uses the hash key */
+	bool frag_l4;			/* ... a first fragment's L4 keys */
 	unsigned int n;
 	struct rcu_head rcu;
 	struct fl_flow_mask *mask[];
@@ -678,6 +679,55 @@ static void fl_dissect_ct(const struct sk_buff *skb, struct fl_masks *masks,
 			    ARRAY_SIZE(fl_ct_states), cb->post_ct, cb->zone);
 }
 
+/* What the L4 header of a first fragment gives: fl_dissect_first_frag() */
+struct fl_frag_key {
+	struct flow_dissector_key_control control;
+	struct flow_dissector_key_basic basic;
+	struct flow_dissector_key_icmp icmp;
+	struct flow_dissector_key_tcp tcp;
+	struct flow_dissector_key_l2tpv3 l2tpv3;
+};
+
+#define FL_FRAG_KEY(_id, _member) {					\
+	.key_id = FLOW_DISSECTOR_KEY_##_id,				\
+	.offset = offsetof(struct fl_frag_key, _member),		\
+}
+
+static const struct flow_dissector_key fl_frag_keys[] = {
+	FL_FRAG_KEY(CONTROL, control),
+	FL_FRAG_KEY(BASIC, basic),
+	FL_FRAG_KEY(ICMP, icmp),
+	FL_FRAG_KEY(TCP, tcp),
+	FL_FRAG_KEY(L2TPV3, l2tpv3),
+};
+
+static struct flow_dissector fl_frag_dissector __ro_after_init;
+
+/* A first fragment carries the L4 header, and its ICMP type and code, TCP
+ * flags and L2TPv3 session are keys (Open vSwitch offloads
+ * "frag=first,icmp(type=8)" flows).  A second pass reads them, parsing
+ * the first fragment (ports stay unread in any fragment, as the dissector
+ * has it), and gives them only when it found the first pass's protocols:
+ * past the fragment header it may also find another ip_proto (IPv6
+ * extension headers) or n_proto (MPLS in IP), which neither the first
+ * pass nor the in-tree flower sees, nor any later fragment.
+ */
+static noinline void fl_dissect_first_frag(struct sk_buff *skb,
+					   struct fl_flow_key *key)
+{
+	struct fl_frag_key fk = {};
+
+	skb_flow_dissect(skb, &fl_frag_dissector, &fk,
+			 FLOW_DISSECTOR_F_STOP_BEFORE_ENCAP |
+			 FLOW_DISSECTOR_F_PARSE_1ST_FRAG);
+	if (fk.basic.n_proto != key->basic.n_proto ||
+	    fk.basic.ip_proto != key->basic.ip_proto)
+		return;
+	key->icmp = fk.icmp;
+	key->tcp = fk.tcp;
+	key->l2tpv3 = fk.l2tpv3;
+}
+
 /* The keys of every mask of the instance, from one pass over the packet */
 static void fl_dissect(struct sk_buff *skb, struct fl_masks *masks,
 		       struct fl_flow_key *key)
@@ -696,15 +746,12 @@ static void fl_dissect(struct sk_buff *skb, struct fl_masks *masks,
 		fl_dissect_ct(skb, masks, key);
 	if (masks->hash)
 		skb_flow_dissect_hash(skb, &masks->dissector, key);
-	/* Keys are the outer headers': do not descend into a tunnel.  A
-	 * first fragment carries the L4 header, and its ICMP type and code,
-	 * TCP flags and L2TPv3 session are keys (Open vSwitch offloads
-	 * "frag=first,icmp(type=8)" flows); ports stay unread in any
-	 * fragment, as the dissector has it.
-	 */
+	/* Keys are the outer headers': do not descend into a tunnel */
 	skb_flow_dissect(skb, &masks->dissector, key,
-			 FLOW_DISSECTOR_F_STOP_BEFORE_ENCAP |
-			 FLOW_DISSECTOR_F_PARSE_1ST_FRAG);
+			 FLOW_DISSECTOR_F_STOP_BEFORE_ENCAP);
+	if (unlikely(masks->frag_l4) &&
+	    (key->control.flags & FLOW_DIS_FIRST_FRAG))
+		fl_dissect_first_frag(skb, key);
 }
 
 static bool fl_port_in_range(__be16 port, __be16 min, __be16 max)
@@ -2491,6 +2538,12 @@ static void fl_masks_init_dissector(struct fl_masks *masks)
 					 FLOW_DISSECTOR_KEY_HASH);
 	masks->ranges = dissector_uses_key(&masks->dissector,
 					   FLOW_DISSECTOR_KEY_PORTS_RANGE);
+	masks->frag_l4 = dissector_uses_key(&masks->dissector,
+					    FLOW_DISSECTOR_KEY_ICMP) ||
+			 dissector_uses_key(&masks->dissector,
+					    FLOW_DISSECTOR_KEY_TCP) ||
+			 dissector_uses_key(&masks->dissector,
+					    FLOW_DISSECTOR_KEY_L2TPV3);
 }
 
 /* A new set: @old's masks in their order but @drop, then @add.  Never
@@ -3660,6 +3713,8 @@ static struct tcf_proto_ops cls_fl_ops __read_mostly = {
 
 static int __init cls_fl_init(void)
 {
+	skb_flow_dissector_init(&fl_frag_dissector, fl_frag_keys,
+				ARRAY_SIZE(fl_frag_keys));
 	return register_tcf_proto_ops(&cls_fl_ops);
 }
 
