@@ -2,15 +2,36 @@
 # Makefile, which defines REPO, BUILD, OURS, KERNEL_LOCK, JOBS, VARIANT and
 # variant_guest.
 #
-#   make offload-drv        build/offload-drv/flower_offload_test.ko: the
-#                           sources of offload/drv copied to
-#                           build/offload-drv and built there as an
-#                           external module (kbuild M=) against the ours
-#                           tree; the same .ko loads in the guest of
-#                           --variant ours and of --variant stock (which
-#                           boots ours' kernel)
-#   make offload-drv-smoke  VARIANT=ours|stock: offload/drv/smoke.sh in
-#                           the guest (load, take veth0, skip_sw/skip_hw,
+#   make offload-drv        the driver for $(VARIANT)'s kernel: the sources
+#                           of offload/drv copied to a directory under
+#                           build/offload-drv and built there as an external
+#                           module (kbuild M=), then installed into the
+#                           module directory of every variant that boots
+#                           that kernel (below).  A module loads only on the
+#                           kernel it was built against (uname -v), so:
+#                             VARIANT=ours, stock: ours' kernel (stock is
+#                               the stock module on ours' bzImage, make
+#                               stock-ext): build/offload-drv/
+#                               flower_offload_test.ko, installed into
+#                               build/mod/ours and build/mod/stock
+#                             VARIANT=debug: the debug kernel (build/obj/
+#                               debug): build/offload-drv/debug/
+#                               flower_offload_test.ko, installed into
+#                               build/mod/debug
+#                           Installed: <mod>/lib/modules/<release>/extra/
+#                           flower_offload_test.ko and depmod, so that in
+#                           the guest of each variant `modprobe
+#                           flower_offload_test` loads the matching build
+#                           and `ip link add NAME type fltest` loads it by
+#                           its alias (the corpus's offload cases on the
+#                           debug kernel: their `insmod build/offload-drv/
+#                           flower_offload_test.ko` fails there, ENOEXEC,
+#                           an allowed exit, and their `ip link add ...
+#                           type fltest` loads the debug build).  A `make
+#                           kernel` replaces build/mod/<variant> without
+#                           it: the next make offload-drv installs it again
+#   make offload-drv-smoke  VARIANT=ours|stock|debug: offload/drv/smoke.sh
+#                           in the guest (load, take veth0, skip_sw/skip_hw,
 #                           refusals, stats, shared block, template; then
 #                           the driver's own fltest devices: skip_sw,
 #                           refusals, stats, software path, playback,
@@ -23,10 +44,20 @@
 #                           struct Qdisc as CamelCase)
 
 OFFLOAD_DRV_SRC := $(REPO)/offload/drv
+# ours' kernel: the build the corpus's cases, the oracle and the gate load
 OFFLOAD_DRV     := $(BUILD)/offload-drv
 OFFLOAD_DRV_KO  := $(OFFLOAD_DRV)/flower_offload_test.ko
 OFFLOAD_KOBJ    := $(BUILD)/obj/ours
 OFFLOAD_SMOKE_TIMEOUT ?= 600
+
+# Per kernel: $(call offload_drv_dir,VARIANT), $(call offload_kobj,VARIANT),
+# $(call offload_mods,VARIANT) (the variants booting that kernel).
+offload_drv_dir  = $(if $(filter debug,$(1)),$(OFFLOAD_DRV)/debug,$(OFFLOAD_DRV))
+offload_kobj     = $(if $(filter debug,$(1)),$(BUILD)/obj/debug,$(OFFLOAD_KOBJ))
+offload_mods     = $(if $(filter debug,$(1)),debug,ours stock)
+OFFLOAD_DRV_V    := $(call offload_drv_dir,$(VARIANT))
+OFFLOAD_DRV_V_KO := $(OFFLOAD_DRV_V)/flower_offload_test.ko
+OFFLOAD_KOBJ_V   := $(call offload_kobj,$(VARIANT))
 
 .PHONY: offload-drv offload-drv-locked offload-drv-smoke offload-drv-check
 
@@ -36,24 +67,47 @@ offload-drv:
 		echo "offload-drv: waiting for a kernel build ($(KERNEL_LOCK))"
 	+@flock $(KERNEL_LOCK) $(MAKE) --no-print-directory offload-drv-locked
 
-# Only changed sources are copied, so that kbuild rebuilds only when needed.
+# Only changed sources are copied, so that kbuild rebuilds only when needed;
+# the install copies (and runs depmod) only when the module changed or the
+# module directory was made anew.  build/mod/stock gets ours' build only
+# while it is make stock-ext's with ours' current bzImage: a full `make
+# kernel VARIANT=stock` has a kernel of its own, for which nothing is built.
 offload-drv-locked:
-	@[ -e $(OFFLOAD_KOBJ)/Module.symvers ] || { \
-		echo "offload-drv: build ours first (make kernel)"; exit 1; }
-	@mkdir -p $(OFFLOAD_DRV)
+	@[ -e $(OFFLOAD_KOBJ_V)/Module.symvers ] || { \
+		echo "offload-drv: build the kernel in $(OFFLOAD_KOBJ_V) first (make kernel$(if $(filter debug,$(VARIANT)), VARIANT=debug))"; exit 1; }
+	@mkdir -p $(OFFLOAD_DRV_V)
 	@for f in flower_offload_test.c Kbuild; do \
-		cmp -s $(OFFLOAD_DRV_SRC)/$$f $(OFFLOAD_DRV)/$$f || \
-			cp $(OFFLOAD_DRV_SRC)/$$f $(OFFLOAD_DRV)/$$f; done
-	+@$(MAKE) -s -C $(OURS) O=$(OFFLOAD_KOBJ) M=$(OFFLOAD_DRV) \
+		cmp -s $(OFFLOAD_DRV_SRC)/$$f $(OFFLOAD_DRV_V)/$$f || \
+			cp $(OFFLOAD_DRV_SRC)/$$f $(OFFLOAD_DRV_V)/$$f; done
+	+@$(MAKE) -s -C $(OURS) O=$(OFFLOAD_KOBJ_V) M=$(OFFLOAD_DRV_V) \
 		-j$(JOBS) modules
-	@echo "  OFFLOAD $(OFFLOAD_DRV_KO)"
+	@echo "  OFFLOAD $(OFFLOAD_DRV_V_KO)"
+	@krel=$$(cat $(OFFLOAD_KOBJ_V)/include/config/kernel.release); \
+	for v in $(call offload_mods,$(VARIANT)); do \
+		d=$(BUILD)/mod/$$v/lib/modules/$$krel; \
+		[ -d $$d ] || { echo "  OFFLOAD not installed for $$v: no $$d"; continue; }; \
+		if [ $$v = stock ] && ! { [ -e $(BUILD)/obj/stock/.stock-ext ] && \
+			[ "$$(md5sum < $(BUILD)/obj/stock/arch/x86/boot/bzImage)" = \
+			  "$$(cat $(BUILD)/obj/stock/.stock-ext)" ] && \
+			cmp -s $(BUILD)/obj/stock/arch/x86/boot/bzImage \
+				$(OFFLOAD_KOBJ)/arch/x86/boot/bzImage; }; then \
+			echo "  OFFLOAD not installed for stock: its kernel is not ours' (a full stock build, or make stock-ext not run since ours' last build)"; \
+			continue; fi; \
+		cmp -s $(OFFLOAD_DRV_V_KO) $$d/extra/flower_offload_test.ko && \
+			grep -q 'rtnl.link.fltest' $$d/modules.alias && continue; \
+		mkdir -p $$d/extra; \
+		cp $(OFFLOAD_DRV_V_KO) $$d/extra/flower_offload_test.ko.new; \
+		mv $$d/extra/flower_offload_test.ko.new $$d/extra/flower_offload_test.ko; \
+		depmod -b $(BUILD)/mod/$$v $$krel; \
+		echo "  OFFLOAD installed: build/mod/$$v/lib/modules/$$krel/extra"; \
+	done
 
 offload-drv-smoke:
 	$(variant_guest)
 	@$(MAKE) --no-print-directory offload-drv
 	$(REPO)/guest/run --variant $(VARIANT) \
 		--timeout $(OFFLOAD_SMOKE_TIMEOUT) -- \
-		sh offload/drv/smoke.sh $(OFFLOAD_DRV_KO)
+		sh offload/drv/smoke.sh $(OFFLOAD_DRV_V_KO)
 
 offload-drv-check:
 	cd $(OURS) && scripts/checkpatch.pl --strict -f \
