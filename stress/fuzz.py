@@ -6,13 +6,13 @@ Runs in the test guest (guest/run ... -- /usr/bin/python3 -m stress.fuzz).
 Sends raw RTM_NEWTFILTER / RTM_DELTFILTER / RTM_GETTFILTER requests to an
 ingress qdisc on a dummy device: valid adds, replaces, changes, deletes
 and gets mixed with broken ones (wrong attribute lengths, masks without
-their keys, unknown and unsupported attribute types, nested garbage in
-TCA_FLOWER_ACT, malformed attribute streams, huge and zero handles,
-conflicting protocols, random and automatic prios, bad flags, bad
-devices, wrong parents, chains, kinds...), with tunnel (enc_*, Geneve
-options), conntrack (ct_*), ip_flags, QinQ (cvlan_*, num_of_vlans), PPPoE,
-MPLS (flat and nested options) and L2TPv3 keys among the others, valid
-and not.
+their keys, unknown attribute types, nested garbage in TCA_FLOWER_ACT,
+malformed attribute streams, huge and zero handles, conflicting
+protocols, random and automatic prios, bad flags, bad devices, wrong
+parents, chains, kinds...), with tunnel (enc_*, Geneve, vxlan, erspan
+and gtp options), conntrack (ct_*), ip_flags, QinQ (cvlan_*,
+num_of_vlans), PPPoE, MPLS (flat and nested options), L2TPv3, port range
+and hash keys among the others, valid and not.
 
 A model of the tc core (tc_new_tfilter & co. in net/sched/cls_api.c) and
 of this classifier (several masks per prio, kept in the order they were

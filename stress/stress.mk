@@ -66,7 +66,11 @@ stress-guest-%:
 		$(MAKE) --no-print-directory -C $(STRESS_REPO) initramfs
 
 # The report is written whatever the outcome; the target fails as step.py.
+# The corpus part's offload cases need the offload test driver built for
+# the kernel (make offload-drv VARIANT=...: installed into
+# build/mod/<variant>, where their `ip link add ... type fltest` finds it).
 stress: stress-guest-$(STRESS_VARIANT)
+	$(if $(filter corpus,$(STRESS_PARTS)),@$(MAKE) --no-print-directory -C $(STRESS_REPO) offload-drv VARIANT=$(STRESS_VARIANT))
 	@rc=0; $(STRESS_STEP) --name stress --each --variant $(STRESS_VARIANT) \
 		--timeout $(STRESS_TIMEOUT) \
 		--part-append 'lifecycle=$(STRESS_LIFE_APPEND)' \

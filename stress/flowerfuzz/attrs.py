@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """stress.flowerfuzz.attrs - the classifier's attribute table as the model
-needs it (lengths, nested and unsupported attributes, members of the flow
-key), constants, and the predicted refusal Err.
+needs it (lengths, nested attributes, members of the flow key), the
+tunnel option kinds, constants, and the predicted refusal Err.
 """
 
 import collections
@@ -36,6 +36,11 @@ MEMBERS = collections.OrderedDict([
     ('tcp.flags', 2), ('icmp.type', 1), ('icmp.code', 1), ('arp.op', 1),
     ('arp.sip', 4), ('arp.tip', 4), ('arp.sha', 6), ('arp.tha', 6),
     ('addr_type', 2), ('cvlan_tpid', 2),
+    # port ranges (struct flow_dissector_key_ports_range: tp_min.src,
+    # tp_min.dst, tp_max.src, tp_max.dst, be16 each)
+    ('tp_range', 8),
+    # metadata: the skb's hash (u32, host order)
+    ('hash', 4),
     # metadata: the tunnel (enc_control.addr_type, key id, the outer
     # addresses' union, ports, tos/ttl) and the conntrack entry
     ('enc_addr_type', 2), ('enc_keyid', 4),
@@ -59,7 +64,11 @@ MODEL_MEMBER = {
     'enc_ipv4.dst': ('enc_l3', 4), 'enc_ipv6.src': ('enc_l3', 0),
     'enc_ipv6.dst': ('enc_l3', 16), 'ct.ct_state': ('ct.state', 0),
     'ct.ct_zone': ('ct.zone', 0), 'ct.ct_mark': ('ct.mark', 0),
-    'ct.ct_labels': ('ct.labels', 0)}
+    'ct.ct_labels': ('ct.labels', 0),
+    'tp_range.tp_min.src': ('tp_range', 0),
+    'tp_range.tp_min.dst': ('tp_range', 2),
+    'tp_range.tp_max.src': ('tp_range', 4),
+    'tp_range.tp_max.dst': ('tp_range', 6), 'hash.hash': ('hash', 0)}
 KEYS = [(k.attr[len('KEY_'):], k.mask and k.mask[len('KEY_'):])
         + MODEL_MEMBER.get(k.member, (k.member, 0)) + (k.width, k.need)
         for k in flower_keys.TABLE_ROWS]
@@ -88,9 +97,6 @@ NESTED = {A['ACT'], A['KEY_ENC_OPTS'], A['KEY_ENC_OPTS_MASK'],
 MAX_LEN = {A['KEY_CT_LABELS']: 16, A['KEY_CT_LABELS_MASK']: 16}
 for _t in NESTED | set(MAX_LEN):
     ATTR_LEN[_t] = VAR
-# cls_flower's fl_unsupported_msg[]: refused by name
-UNSUPPORTED = [A[n] for n in A if n.startswith(
-    ('KEY_HASH', 'KEY_PORT_'))]
 # The netlink policy's length errors: byte strings have a length range
 # (FL_EXACT_LEN: MAC and IPv6 addresses, the tunnel's ones included)
 BINARY_LENGTHS = (6, 16)
@@ -164,6 +170,39 @@ ENC_OPTS_MAX = 255
 TUNNEL_GENEVE_OPT = b'\x08\x00'                   # __be16 0x0800
 TUNNEL_OPTIONS_PRESENT = b'\xd8\x00'              # GENEVE|VXLAN|ERSPAN|GTP
 NLA_F_NESTED = 0x8000
+
+
+class TunOptKind:
+    """cls_flower.c's fl_tun_opt_kinds[]: a tunnel option kind besides
+    Geneve's, one option per filter of a fixed size (its struct in
+    enc_opts.data), its fields (name -> (attribute type, length)) and its
+    TUNNEL_*_OPT flag (the key's and the mask's dst_opt_type)."""
+
+    def __init__(self, name, attr, flag, size, fields):
+        self.name, self.attr, self.flag, self.size = name, attr, flag, size
+        self.fields = fields
+        self.maxtype = max(t for t, _ln in fields.values())
+        self.dup_msg = 'Duplicate type for %s options' % name
+        self.mask_msg = 'Non-%s option type for mask' % name
+
+
+# TCA_FLOWER_KEY_ENC_OPT_{VXLAN,ERSPAN,GTP}_* of 6.1's pkt_cls.h; the
+# structs: vxlan_metadata { u32 gbp; }, erspan_metadata { int version;
+# union { __be32 index; struct erspan_md2 md2; } } (12 bytes; md2's dir
+# and hwid are bit fields of its bytes 6 and 7), gtp_pdu_session_info
+# { u8 pdu_type; u8 qfi; }
+_OPTS = uapi.NESTED['KEY_ENC_OPTS']
+VXLAN = TunOptKind('vxlan', _OPTS['VXLAN'], b'\x10\x00', 4,
+                   {'GBP': (1, 4)})
+ERSPAN = TunOptKind('erspan', _OPTS['ERSPAN'], b'\x40\x00', 12,
+                    {'VER': (1, 1), 'INDEX': (2, 4), 'DIR': (3, 1),
+                     'HWID': (4, 1)})
+GTP = TunOptKind('gtp', _OPTS['GTP'], b'\x80\x00', 2,
+                 {'PDU_TYPE': (1, 1), 'QFI': (2, 1)})
+TUN_OPT_KINDS = {k.attr: k for k in (VXLAN, ERSPAN, GTP)}
+TUN_OPT_BY_FLAG = {k.flag: k for k in (VXLAN, ERSPAN, GTP)}
+# include/net/vxlan.h: DONT_LEARN | POLICY_APPLIED | the group id
+VXLAN_GBP_MASK = (1 << 22) | (1 << 19) | 0xFFFF
 
 # ct_state flags (TCA_FLOWER_KEY_CT_FLAGS_*)
 CT_NEW, CT_EST, CT_REL, CT_TRK, CT_INV, CT_RPL = 1, 2, 4, 8, 16, 32

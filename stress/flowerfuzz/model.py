@@ -7,7 +7,6 @@ holds.
 import errno
 import struct
 
-from flower import uapi
 from flower.needs import SKIP_SW_MSG
 from stress.nlsock import NLM_F_CREATE, NLM_F_EXCL, walk_attrs
 
@@ -28,16 +27,27 @@ from stress.flowerfuzz.attrs import (A, ATTR_LEN, BINARY_LENGTHS, CT_FLAGS,
                                      T_IN_HW_COUNT, T_IP_FLAGS,
                                      T_IP_FLAGS_MASK, T_MPLS, T_MPLS_OPTS,
                                      T_PPP_PROTO, T_VLAN_ETH_TYPE, T_VLAN_ID,
-                                     T_VLAN_PRIO, UNSUPPORTED, VAR, VLAN_ATTRS,
-                                     be16, u16le, u32le)
+                                     T_VLAN_PRIO, TUN_OPT_BY_FLAG,
+                                     TUN_OPT_KINDS, VAR, VLAN_ATTRS, be16,
+                                     u16le, u32le)
 from stress.flowerfuzz.compare import OpaqueFilter
 from stress.flowerfuzz.model_keys import (Filter, Tp, ct_state_error,
-                                          eth_type_dump, geneve_dump,
-                                          geneve_offsets, geneve_opts,
-                                          ip_flags_dump, is_tag, mpls_dump,
-                                          need_met, new_key, set_lse,
-                                          set_mpls_opt, strscpy_len,
+                                          enc_opts_mixed, eth_type_dump,
+                                          geneve_dump, geneve_offsets,
+                                          geneve_opts, ip_flags_dump, is_tag,
+                                          mpls_dump, need_met, new_key,
+                                          set_lse, set_mpls_opt, strscpy_len,
+                                          tun_opt, tun_opt_dump,
                                           zero_addrs_dump)
+
+
+# tcf_gact_offload_act_setup(): the verdicts a driver is given (ok, shot,
+# trap; goto chain is never sent here), and the extack of the others
+GACT_OFFLOADED = (0, 2, 8)
+GACT_NO_OFFLOAD = {
+    -1: 'Offload of "continue" action is not supported',
+    1: 'Offload of "reclassify" action is not supported',
+    3: 'Offload of "pipe" action is not supported'}
 
 
 class Model:
@@ -67,9 +77,6 @@ class Model:
             typ = t & TYPE_MASK
             if typ <= 0 or typ > FLOWER_MAX:
                 raise Err(errno.EOPNOTSUPP, 'Unknown flower attribute type')
-            if typ in UNSUPPORTED:
-                raise Err(errno.EOPNOTSUPP, 'Unsupported flower attribute '
-                          'TCA_FLOWER_' + uapi.BY_NUMBER[typ].name)
         # then the policy, attribute by attribute, then trailing bytes
         for t, data, _meta in attrs:
             ln = ATTR_LEN.get(t & TYPE_MASK)
@@ -141,6 +148,7 @@ class Model:
         if be16(bytes(mask['tcp.flags'])) & ~0x0fff:
             raise Err(errno.EINVAL, 'TCP flags mask has bits above 0xfff, '
                                     'which no packet sets')
+        self.check_port_range(key, mask)
         # fl_check_ct(): every ct key is built in (kernel/flower.config has
         # NF_CONNTRACK, _ZONES, _MARK, _LABELS: no EOPNOTSUPP here); then
         # the flags the filter asks to be set (key & mask) must be possible
@@ -161,6 +169,22 @@ class Model:
             acts = list(meta)
         classid = u32le(tb[T_CLASSID][0]) if T_CLASSID in tb else 0
         return Filter(key, mask, flags, classid, acts)
+
+    @staticmethod
+    def check_port_range(key, mask):
+        """fl_check_port_range() (after the TCP flags): both ends of a
+        range (their masks: the exact rows' all ones), then min < max;
+        destination before source."""
+        k, m = bytes(key['tp_range']), bytes(mask['tp_range'])
+        for d, off in (('destination', 2), ('source', 0)):
+            if m[off:off + 2] != m[off + 4:off + 6]:
+                raise Err(errno.EINVAL, 'Both min and max %s ports must be '
+                                        'specified' % d)
+        for d, off in (('destination', 2), ('source', 0)):
+            if any(m[off:off + 2]) and \
+                    be16(k[off + 4:off + 6]) <= be16(k[off:off + 2]):
+                raise Err(errno.EINVAL, 'Invalid %s port range (min must be '
+                                        'strictly smaller than max)' % d)
 
     # -- the protocol: fl_set_key_eth_type() and the functions it calls --
     @staticmethod
@@ -333,13 +357,20 @@ class Model:
 
     @staticmethod
     def set_enc_opts(tb, key, mask):
-        """fl_set_key_enc_opts(): Geneve options and their mask, which
-        must have the options' lengths (the mask's length bits are then
-        all ones: lengths count exactly)."""
+        """fl_set_key_enc_opts(): the list's first option (when the list
+        has one) says its kind: vxlan, erspan or gtp (set_tun_opt()), else
+        Geneve options and their mask, which must have the options'
+        lengths (the mask's length bits are then all ones: lengths count
+        exactly)."""
         val, msk = tb.get(T_ENC_OPTS), tb.get(T_ENC_OPTS_MASK)
         if val is None:
             if msk is not None:
                 raise Err(errno.EINVAL, 'Mask given without its key')
+            return
+        items, _rem = walk_attrs(val[0])
+        if items and items[0][0] & TYPE_MASK in TUN_OPT_KINDS:
+            Model.set_tun_opt(TUN_OPT_KINDS[items[0][0] & TYPE_MASK], items,
+                              msk, key, mask)
             return
         kopts, n = geneve_opts(val[0])
         if msk is not None:
@@ -363,6 +394,30 @@ class Model:
             mopts[off + 3] |= 0x1F
         key['enc_opts'][:] = bytes(kopts) + bytes([n]) + TUNNEL_GENEVE_OPT
         mask['enc_opts'][:] = bytes(mopts) + b'\xff' + TUNNEL_OPTIONS_PRESENT
+
+    @staticmethod
+    def set_tun_opt(kind, items, msk, key, mask):
+        """fl_set_key_tun_opt(): the key's option (items: the list's
+        attributes, as nla_for_each walks them), which must be the list's
+        only one (bytes after it that do not form an attribute are not
+        looked at); the mask's first option, of the same kind, or none:
+        every field whole (further options in the mask are not looked
+        at)."""
+        kmd = tun_opt(kind, items[0][1], False)
+        if len(items) > 1:
+            raise enc_opts_mixed(items[1][0])
+        mpayload = None
+        if msk is not None:
+            mitems, _rem = walk_attrs(msk[0])
+            if not mitems:
+                raise Err(errno.EINVAL, 'Invalid nested attribute for masks')
+            if mitems[0][0] & TYPE_MASK != kind.attr:
+                raise Err(errno.EINVAL, kind.mask_msg)
+            mpayload = mitems[0][1]
+        mmd = tun_opt(kind, mpayload, True)
+        pad = bytes(ENC_OPTS_MAX - kind.size)
+        key['enc_opts'][:] = kmd + pad + bytes([kind.size]) + kind.flag
+        mask['enc_opts'][:] = mmd + pad + bytes([kind.size]) + kind.flag
 
     def check_kind_and_chain(self, op, chain):
         """tc_new_tfilter()'s and tc_del_tfilter()'s checks of the kind's
@@ -424,9 +479,15 @@ class Model:
             raise Err(errno.EEXIST, 'Filter already exists')
 
         f = self.fl_parse(op.attrs, op.tail_bad, tp.proto)
-        # skip_sw: offered to drivers first (fl_insert_hw()), and no
-        # driver offloads the fuzzer's devices
+        # skip_sw: offered to drivers first (fl_insert_hw()): the actions
+        # are translated for them (tc_setup_offload_action(): gact's
+        # accept, drop and trap only), then no driver offloads the
+        # fuzzer's devices
         if f.flags & 2:
+            for v, _idx in f.acts:
+                if v not in GACT_OFFLOADED:
+                    raise Err(errno.EOPNOTSUPP, 'act_gact: ' + GACT_NO_OFFLOAD
+                              .get(v, 'Unsupported generic action offload'))
             raise Err(errno.EOPNOTSUPP, SKIP_SW_MSG)
         # any mask: a new one joins the prio's list (the youngest); the
         # masked key must be unique within its mask (a replace may keep
@@ -553,7 +614,13 @@ class Model:
         out += eth_type_dump(key, mask)
         out += ip_flags_dump(key, mask)
         out += mpls_dump(key, mask)
-        if mask['enc_opts'][ENC_OPTS_MAX]:      # mask len: 0xff
+        kind = TUN_OPT_BY_FLAG.get(bytes(key['enc_opts'][ENC_OPTS_MAX + 1:]))
+        if mask['enc_opts'][ENC_OPTS_MAX] and kind:
+            # fl_dump_tun_opt(): the key's option, then the mask's
+            out.append((T_ENC_OPTS, tun_opt_dump(kind, key['enc_opts'])))
+            out.append((T_ENC_OPTS_MASK, tun_opt_dump(kind,
+                                                      mask['enc_opts'])))
+        elif mask['enc_opts'][ENC_OPTS_MAX]:    # Geneve: mask len 0xff
             kopts = key['enc_opts'][:ENC_OPTS_MAX]
             n = key['enc_opts'][ENC_OPTS_MAX]
             out.append((T_ENC_OPTS, geneve_dump(kopts, kopts, n)))

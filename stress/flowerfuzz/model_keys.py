@@ -22,7 +22,8 @@ from stress.flowerfuzz.attrs import (A, CT_EST, CT_FLAGS, CT_INV, CT_NEW,
                                      T_IP_FLAGS_MASK, T_MPLS, T_MPLS_OPTS,
                                      T_NUM_OF_VLANS, T_PPP_PROTO,
                                      T_VLAN_ETH_TYPE, T_VLAN_ID, T_VLAN_PRIO,
-                                     VLAN_TPIDS, be16, nla, u16le, u32le)
+                                     TUN_OPT_KINDS, VLAN_TPIDS,
+                                     VXLAN_GBP_MASK, be16, nla, u16le, u32le)
 
 
 def new_key():
@@ -64,7 +65,8 @@ def need_met(key, mask, need):
         protos, ipp = needs.PROTO_RULES[need]
         return (protos is None or
                 any(proto_is(key, mask, p) for p in sorted(protos))) and \
-            (ipp is None or ip_proto_is(key, mask, ipp))
+            (ipp is None or any(ip_proto_is(key, mask, p)
+                                for p in sorted(ip_protos(ipp))))
     if need == 'VLAN':
         return tagged(key, mask, 0)
     if need == 'CVLAN':
@@ -77,6 +79,12 @@ def need_met(key, mask, need):
             u16le(bytes(key['enc_addr_type'])) == (
                 ENC_ADDR_V4 if need == 'ENC_IPV4' else ENC_ADDR_V6)
     raise ValueError(need)
+
+
+def ip_protos(ipp):
+    """A PROTO_RULES ip_proto (a number, or a frozenset of them for L4,
+    the port ranges' need: tcp, udp or sctp) as a frozenset."""
+    return ipp if isinstance(ipp, frozenset) else frozenset((ipp,))
 
 
 def nla_parse_strict(payload, max_type, policy):
@@ -120,8 +128,7 @@ def geneve_opts(data):
     items, rem = walk_attrs(data)
     for t, payload in items:
         if t & TYPE_MASK != GENEVE:
-            raise Err(errno.EOPNOTSUPP,
-                      'Only Geneve tunnel options are supported')
+            raise enc_opts_mixed(t)
         tb = nla_parse_strict(payload, G_DATA, geneve_opt_policy)
         if len(tb) != 3:
             raise Err(errno.EINVAL, 'Geneve option needs class, type and '
@@ -138,6 +145,92 @@ def geneve_opts(data):
     if rem or not n:
         raise Err(errno.EINVAL, 'Malformed or empty tunnel options')
     return opts, n
+
+
+def enc_opts_mixed(t):
+    """fl_set_enc_opts_mixed(): the Err for an option of type t (with
+    flag bits) where no further option, or only Geneve's, may come."""
+    t &= TYPE_MASK
+    kind = TUN_OPT_KINDS.get(t)
+    return Err(errno.EINVAL, 'Duplicate type for geneve options'
+               if t == GENEVE else kind.dup_msg if kind else
+               'Unknown tunnel option type')
+
+
+def tun_opt(kind, payload, mask):
+    """fl_set_tun_opt(): one option of kind (payload: its attributes;
+    None for a mask without an option: every field whole) -> the bytes of
+    its struct in enc_opts.data, or raises Err.  Parsed strictly (the
+    kind's policy: u8/u32 fields), then the required fields (a mask has
+    none) and their values: vxlan's gbp under VXLAN_GBP_MASK, erspan's
+    version choosing the fields (a mask without one: 1), dir one bit and
+    hwid six (bit fields)."""
+    tb = {}
+    if payload is not None:
+        lens = {t: ln for t, ln in kind.fields.values()}
+
+        def policy(typ, value):
+            if len(value) != lens[typ]:
+                raise Err(errno.EINVAL, 'invalid attribute length')
+        tb = nla_parse_strict(payload, kind.maxtype, policy)
+    f = {name: tb.get(t) for name, (t, _ln) in kind.fields.items()}
+    if kind.name == 'vxlan':
+        if not mask and f['GBP'] is None:
+            raise Err(errno.EINVAL, 'Missing tunnel key vxlan option gbp')
+        gbp = u32le(f['GBP']) & VXLAN_GBP_MASK if f['GBP'] is not None \
+            else 0xFFFFFFFF
+        return struct.pack('<I', gbp)
+    if kind.name == 'gtp':
+        if not mask and (f['PDU_TYPE'] is None or f['QFI'] is None):
+            raise Err(errno.EINVAL, 'Missing tunnel key gtp option pdu '
+                                    'type or qfi')
+        return bytes(f[n][0] if f[n] is not None else 0xFF
+                     for n in ('PDU_TYPE', 'QFI'))
+    if not mask and f['VER'] is None:
+        raise Err(errno.EINVAL, 'Missing tunnel key erspan option ver')
+    ver = f['VER'][0] if f['VER'] is not None else 1
+    md = bytearray(struct.pack('<i', ver) + bytes(8))
+    if ver == 1:
+        if not mask and f['INDEX'] is None:
+            raise Err(errno.EINVAL, 'Missing tunnel key erspan option index')
+        md[4:8] = f['INDEX'] if f['INDEX'] is not None else b'\xff' * 4
+        return bytes(md)
+    if ver == 2:
+        if not mask and (f['DIR'] is None or f['HWID'] is None):
+            raise Err(errno.EINVAL, 'Missing tunnel key erspan option dir '
+                                    'or hwid')
+        d = f['DIR'][0] if f['DIR'] is not None else 1
+        h = f['HWID'][0] if f['HWID'] is not None else 0xFF
+        # struct erspan_md2 (little-endian bit fields): byte 6
+        # hwid_upper:2 ft:5 p:1, byte 7 o:1 gra:2 dir:1 hwid:4
+        md[10] = (h >> 4) & 0x3
+        md[11] = (d & 1) << 3 | (h & 0xF) << 4
+        return bytes(md)
+    raise Err(errno.EINVAL, 'Tunnel key erspan option ver is incorrect')
+
+
+def tun_opt_fields(kind, md):
+    """fl_dump_<kind>_opt(): [(field type, bytes)] of an option's struct
+    (the key's or the mask's)."""
+    if kind.name == 'vxlan':
+        return [(1, bytes(md[:4]))]
+    if kind.name == 'gtp':
+        return [(1, bytes(md[0:1])), (2, bytes(md[1:2]))]
+    ver = struct.unpack('<i', bytes(md[:4]))[0]
+    out = [(1, bytes([ver & 0xFF]))]
+    if ver == 1:
+        out.append((2, bytes(md[4:8])))
+    elif ver == 2:
+        hwid = (md[10] & 0x3) << 4 | md[11] >> 4
+        out += [(3, bytes([md[11] >> 3 & 1])), (4, bytes([hwid]))]
+    return out
+
+
+def tun_opt_dump(kind, md):
+    """fl_dump_tun_opt()'s payload of ENC_OPTS or ENC_OPTS_MASK: the
+    option nested (NLA_F_NESTED, nla_nest_start()) with its fields."""
+    return nla(kind.attr | NLA_F_NESTED, b''.join(
+        nla(t, v) for t, v in tun_opt_fields(kind, md)))
 
 
 def geneve_offsets(opts, n):

@@ -22,7 +22,8 @@ from stress.flowerfuzz.attrs import (A, ANY, ATTR_LEN, CT_EST, CT_FLAGS,
                                      T_IP_FLAGS_MASK, T_MPLS, T_MPLS_OPTS,
                                      T_NUM_OF_VLANS, T_PPPOE_SID, T_PPP_PROTO,
                                      T_VLAN_ETH_TYPE, T_VLAN_ID, T_VLAN_PRIO,
-                                     UNSUPPORTED, VLAN_TPIDS, geneve_opt, nla)
+                                     TUN_OPT_KINDS, VLAN_TPIDS, geneve_opt,
+                                     nla)
 
 
 class MutateGen:
@@ -39,11 +40,12 @@ class MutateGen:
         return op
     def mutate(self, op):
         r = self.rng
-        m = r.choice(('length', 'length', 'lonemask', 'unknown', 'unsupp',
+        m = r.choice(('length', 'length', 'lonemask', 'unknown', 'range',
                       'act', 'act', 'act', 'need', 'need', 'flags', 'vlan',
                       'indev', 'dup', 'nlaflags', 'tail', 'noopts',
                       'top', 'top', 'prio', 'maskdiff', 'handle',
-                      'tunnel', 'tunnel', 'ct', 'l2', 'l2', 'l2', 'mpls',
+                      'tunnel', 'tunnel', 'tunnel', 'ct', 'l2', 'l2', 'l2',
+                      'mpls',
                       'mpls'))
         op.label += '-' + m
         attrs = op.attrs if op.attrs is not None else []
@@ -85,10 +87,8 @@ class MutateGen:
                           r.randrange(FLOWER_MAX + 1, TYPE_MASK + 1)))
             attrs.insert(r.randrange(len(attrs) + 1),
                          (t, self.garbage(r.randrange(0, 24)), None))
-        elif m == 'unsupp':
-            t = r.choice(UNSUPPORTED)
-            attrs.insert(r.randrange(len(attrs) + 1),
-                         (t, self.garbage(r.choice((0, 1, 2, 4, 16))), None))
+        elif m == 'range':
+            self.mutate_range(op, attrs)
         elif m == 'act':
             attrs[:] = [a for a in attrs if a[0] != T_ACT]
             t = T_ACT | r.choice((0, 0, 0x8000, 0x4000))
@@ -155,12 +155,45 @@ class MutateGen:
             op.handle = r.choice((0, 0xFFFFFFFF, INT_MAX, INT_MAX + 1, 1))
         if op.attrs is None and attrs:
             op.attrs = attrs
+    def mutate_range(self, op, attrs):
+        """Port ranges that are refused: one end only, min not below max,
+        on a filter without ip_proto tcp, udp or sctp (mostly on an IP
+        filter of one of them, so that the range checks are reached)."""
+        r = self.rng
+        c = r.choice(('oneend', 'oneend', 'order', 'order', 'order',
+                      'noproto'))
+        op.label += ':' + c
+        if c != 'noproto' and r.random() < 0.8:
+            self.onto(op, attrs, r.choice(('ipv4', 'ipv6')))
+            l4 = {A[n] for n in A if n.startswith((
+                'KEY_TCP_', 'KEY_UDP_', 'KEY_SCTP_', 'KEY_ICMP',
+                'KEY_PORT_'))} | {A['KEY_IP_PROTO']}
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in l4]
+            attrs.append((A['KEY_IP_PROTO'], bytes([r.choice((6, 17, 132))]),
+                          None))
+        d = r.choice(('DST', 'SRC'))
+        lo, hi = self.port_range()
+        if c == 'oneend':
+            attrs.append((A['KEY_PORT_%s_%s' % (d, r.choice(('MIN', 'MAX')))],
+                          lo, None))
+            if r.random() < 0.3:    # the other direction whole
+                o = 'SRC' if d == 'DST' else 'DST'
+                attrs += [(A['KEY_PORT_%s_MIN' % o], lo, None),
+                          (A['KEY_PORT_%s_MAX' % o], hi, None)]
+        else:
+            if c == 'order':
+                lo, hi = (hi, lo) if r.random() < 0.6 else (lo, lo)
+            attrs += [(A['KEY_PORT_%s_MIN' % d], lo, None),
+                      (A['KEY_PORT_%s_MAX' % d], hi, None)]
+        if r.random() < 0.3:
+            r.shuffle(attrs)
     def mutate_tunnel(self, op, attrs):
         """Tunnel keys no filter may have: both address families, bad
         Geneve options (lists, options, lengths, classes, masks)."""
         r = self.rng
         c = r.choice(('mixed', 'opts', 'opts', 'opts', 'optsmask',
-                      'optsmask', 'nomask', 'lonemask', 'badlen'))
+                      'optsmask', 'nomask', 'lonemask', 'badlen', 'tunopt',
+                      'tunopt', 'tunopt', 'tunoptmask', 'tunoptmask'))
         op.label += ':' + c
         opt = geneve_opt(b'\x01\x02', b'\x80', b'\0\x88\0\x22')
         if c == 'mixed':
@@ -189,6 +222,21 @@ class MutateGen:
         elif c == 'lonemask':
             attrs[:] = [a for a in attrs if a[0] & TYPE_MASK != T_ENC_OPTS]
             attrs.append((T_ENC_OPTS_MASK, opt, None))
+        elif c in ('tunopt', 'tunoptmask'):
+            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in
+                        (T_ENC_OPTS, T_ENC_OPTS_MASK)]
+            kind, fixed, omask = self.tun_opt_spec()
+            good = self.tun_opt_value(kind, fixed)
+            gmask = self.tun_opt_value(kind, omask or {})
+            if c == 'tunopt':
+                attrs.append((T_ENC_OPTS, self.bad_tun_opt(kind, fixed, good),
+                              None))
+                if r.random() < 0.5:
+                    attrs.append((T_ENC_OPTS_MASK, gmask, None))
+            else:
+                attrs.append((T_ENC_OPTS, good, None))
+                attrs.append((T_ENC_OPTS_MASK, self.bad_tun_opt_mask(
+                    kind, omask or {}, gmask), None))
         elif c == 'badlen':
             name = r.choice(('KEY_ENC_KEY_ID', 'KEY_ENC_IPV4_DST',
                              'KEY_ENC_IPV6_SRC', 'KEY_ENC_UDP_DST_PORT',
@@ -246,6 +294,80 @@ class MutateGen:
                 struct.pack('<HH', 5, G_TYPE) + typ
             return struct.pack('<HH', 4 + len(inner), GENEVE) + inner
         return self.garbage(r.randrange(4, 40))
+    def other_opt(self, kind):
+        """An option of a kind other than kind's: Geneve, another kind,
+        or of a type there is none of."""
+        r = self.rng
+        c = r.choice(('geneve', 'kind', 'unknown'))
+        if c == 'geneve':
+            return geneve_opt(b'\x01\x02', b'\x80', b'\0\x88\0\x22')
+        if c == 'kind':
+            k = TUN_OPT_KINDS[r.choice(sorted(TUN_OPT_KINDS))]
+            return self.tun_opt_value(k, self.tun_opt_spec(k)[1])
+        return nla(r.choice((0, 5, 6, 0x3FFF)), self.garbage(
+            r.choice((0, 4, 8))))
+    def bad_field(self, kind, fields):
+        """An option's fields with one of them broken: missing, of
+        another length, an unknown type, an erspan version other than 1
+        and 2, or bytes after the last."""
+        r = self.rng
+        c = r.choice(('missing', 'missing', 'len', 'unknown', 'ver', 'trail'))
+        parts = [nla(kind.fields[n][0], v if v is not None else bytes(
+            kind.fields[n][1])) for n, v in fields.items()]
+        if c == 'missing' and parts:
+            del parts[r.randrange(len(parts))]
+        elif c == 'len' and parts:
+            i = r.randrange(len(parts))
+            ln = struct.unpack_from('<H', parts[i])[0] - 4
+            t = struct.unpack_from('<H', parts[i], 2)[0]
+            parts[i] = nla(t, self.garbage(r.choice(
+                [n for n in (0, 1, 2, 3, 5, 8) if n != ln])))
+        elif c == 'unknown':
+            parts.insert(r.randrange(len(parts) + 1), nla(r.choice((
+                0, kind.maxtype + 1, 0x3FFF)), self.garbage(r.choice(
+                    (0, 1, 4)))))
+        elif c == 'ver' and kind.name == 'erspan':
+            parts = [p for p in parts if struct.unpack_from(
+                '<H', p, 2)[0] != kind.fields['VER'][0]]
+            parts.append(nla(kind.fields['VER'][0], bytes([r.choice(
+                (0, 3, 255))])))
+        inner = b''.join(parts)
+        if c == 'trail':
+            inner += self.garbage(r.randrange(1, 4))
+        return nla(kind.attr | r.choice((0, NLA_F_NESTED)), inner)
+    def bad_tun_opt(self, kind, fields, good):
+        """An ENC_OPTS payload of kind's option that the kernel refuses
+        (most of the time; the model says): a broken field, a second
+        option after it, Geneve options with one of kind's among them.
+        Bytes after the option that do not form an attribute are not
+        looked at (accepted)."""
+        r = self.rng
+        c = r.choice(('field', 'field', 'field', 'second', 'second',
+                      'aftergeneve', 'listtrail'))
+        if c == 'field':
+            return self.bad_field(kind, fields)
+        if c == 'second':
+            return good + r.choice((good, self.other_opt(kind)))
+        if c == 'aftergeneve':
+            return geneve_opt(b'\x01\x02', b'\x80', b'\0\x88\0\x22') + \
+                good
+        return good + self.garbage(r.randrange(1, 4))
+    def bad_tun_opt_mask(self, kind, fields, good):
+        """An ENC_OPTS_MASK payload for an option of kind: empty or too
+        short for an option, of another kind, broken fields (a mask needs
+        none of them); a second option after it is not looked at."""
+        r = self.rng
+        c = r.choice(('empty', 'short', 'other', 'other', 'field', 'field',
+                      'second'))
+        if c == 'empty':
+            return b''
+        if c == 'short':
+            return struct.pack('<HH', r.choice((0, 3, 200)), kind.attr)
+        if c == 'other':
+            return self.other_opt(kind)
+        if c == 'field':
+            return self.bad_field(kind, fields)
+        return good + self.other_opt(kind)
     def mutate_ct(self, op, attrs):
         """ct_state flag sets no packet has, ct_label too long or short."""
         r = self.rng

@@ -14,9 +14,9 @@ from stress.flowerfuzz.attrs import (CT_EST, CT_FLAGS, CT_INV, CT_NEW, CT_REL,
                                      ETH_P_ALL, IPPROTO_L2TP, KEY_BY_VAL,
                                      LSE_ATTR, LSE_FIELD, MPLS_FIELDS,
                                      MPLS_LSE, MPLS_LSES, NLA_F_NESTED,
-                                     PPP_CARRIED, SHARED_ACT, TYPE_MASK, T_ACT,
-                                     T_FLAGS, VLAN_TPIDS, geneve_opt, nla,
-                                     typed_acts, u32le)
+                                     PPP_CARRIED, SHARED_ACT, TUN_OPT_KINDS,
+                                     TYPE_MASK, T_ACT, T_FLAGS, VLAN_TPIDS,
+                                     geneve_opt, nla, typed_acts, u32le)
 from stress.flowerfuzz.model_keys import ct_state_error
 
 
@@ -43,14 +43,16 @@ class Op:
         inherits the filter's skip_hw, and a later filter without skip_hw
         may not bind to it ("Mismatch between action and filter offload
         flags") -- until the action is freed, an RCU grace period after
-        its last filter went.  So a filter with skip_hw binds no shared
-        (explicit index) action."""
+        its last filter went.  A shared action a skip_sw filter binds
+        inherits skip_sw for good (the filter is refused, the flag stays).
+        So a filter with skip_hw or skip_sw binds no shared (explicit
+        index) action."""
         if not self.attrs:
             return
         flags = [d for t, d, _m in self.attrs
                  if t & TYPE_MASK == T_FLAGS and d is not None and
                  len(d) == 4]
-        if not flags or not u32le(flags[-1]) & 1:
+        if not flags or not u32le(flags[-1]) & 3:
             return
         for i, (t, d, meta) in enumerate(self.attrs):
             if t == T_ACT and d is None and isinstance(meta, list):
@@ -201,6 +203,10 @@ class RecipeGen:
                 for d in ('SRC', 'DST'):
                     if r.random() < 0.5:
                         fields.append(self.field('%s_%s' % (pre, d)))
+                    if r.random() < 0.25:
+                        # a port range (min and max, exact), beside the
+                        # exact port or not
+                        fields.append(('PORT_RANGE', None, d))
                 if l4 == 6 and r.random() < 0.3:
                     fields.append(self.field('TCP_FLAGS'))
             elif l4 in (1, 58):
@@ -456,6 +462,8 @@ class RecipeGen:
             fields.extend(self.tunnel_fields())
         if r.random() < 0.15:
             fields.extend(self.ct_fields())
+        if r.random() < 0.08:
+            fields.append(self.field('HASH'))
     def tunnel_fields(self):
         r = self.rng
         out = []
@@ -470,9 +478,71 @@ class RecipeGen:
                   'ENC_IP_TTL'):
             if r.random() < 0.2:
                 out.append(self.field(k))
-        if r.random() < 0.3:
+        x = r.random()
+        if x < 0.25:
             out.append(('ENC_OPTS', 'ENC_OPTS_MASK', self.geneve_spec()))
+        elif x < 0.55:
+            out.append(('TUN_OPT', 'ENC_OPTS_MASK', self.tun_opt_spec()))
         return out or [('ENC_KEY_ID', None, None)]
+    def tun_opt_spec(self, kind=None):
+        """A vxlan, erspan or gtp option: (kind, the fields' fixed values
+        {name: bytes or None: varies}, the mask: None (no ENC_OPTS_MASK)
+        or {name: bytes} of the mask option's fields, absent ones whole).
+        An erspan option is of version 1 (index) or 2 (dir and hwid); its
+        mask's version (none: 1) may be the other."""
+        r = self.rng
+        kind = kind or TUN_OPT_KINDS[r.choice(sorted(TUN_OPT_KINDS))]
+        if kind.name == 'vxlan':
+            fixed = {'GBP': r.choice((None, None, struct.pack(
+                '<I', r.choice((0, 0x10, 0x400000 | 0x80000 | 7)))))}
+        elif kind.name == 'gtp':
+            fixed = {'PDU_TYPE': bytes([r.choice((0, 1, r.randrange(256)))]),
+                     'QFI': None}
+            if r.random() < 0.3:
+                fixed = {'PDU_TYPE': None, 'QFI': bytes([r.randrange(64)])}
+        elif r.random() < 0.5:
+            fixed = {'VER': b'\1', 'INDEX': None}
+        else:
+            fixed = {'VER': b'\2', 'DIR': bytes([r.randrange(2)]),
+                     'HWID': None}
+            if r.random() < 0.3:
+                fixed = {'VER': b'\2', 'DIR': None,
+                         'HWID': bytes([r.randrange(64)])}
+        if r.random() < 0.25:
+            return kind, fixed, None
+        mask = {}
+        for name, (_t, ln) in kind.fields.items():
+            if name == 'VER':
+                x = r.random()
+                if x < 0.7:
+                    mask['VER'] = fixed['VER']
+                elif x < 0.85:
+                    mask['VER'] = r.choice((b'\1', b'\2'))
+                continue            # else none: version 1
+            if r.random() < 0.3:
+                continue            # absent: the field whole
+            mask[name] = r.choice((b'\xff' * ln, self.prefix_mask(ln),
+                                   bytes(r.randrange(256)
+                                         for _ in range(ln))))
+        return kind, fixed, mask
+    def tun_opt_value(self, kind, fields):
+        """One option of kind with the fields {name: bytes or None:
+        random}, its attributes in random order (tc sets NLA_F_NESTED;
+        the kernel does not ask for it)."""
+        r = self.rng
+        parts = []
+        for name, v in fields.items():
+            t, ln = kind.fields[name]
+            if v is None:
+                v = bytes(r.randrange(256) for _ in range(ln))
+                if name == 'HWID' and r.random() < 0.8:
+                    v = bytes([v[0] & 0x3F])
+                elif name == 'GBP' and r.random() < 0.8:
+                    v = struct.pack('<I', r.randrange(1 << 16))
+            parts.append(nla(t, v))
+        r.shuffle(parts)
+        return nla(kind.attr | (NLA_F_NESTED if r.random() < 0.7 else 0),
+                   b''.join(parts))
     def geneve_spec(self):
         """The fixed part of a recipe's Geneve options: per option (class
         or None: varies, type or None, data length), and the mask (None:

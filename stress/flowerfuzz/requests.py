@@ -64,6 +64,19 @@ class RequestGen:
                         geneve_opt(c, t, d, nested=r.random() < 0.7)
                         for c, t, d in omask), None))
                 continue
+            if vname == 'TUN_OPT':
+                kind, fixed, omask = mask
+                out.append((T_ENC_OPTS, self.tun_opt_value(kind, fixed),
+                            None))
+                if omask is not None:
+                    out.append((T_ENC_OPTS_MASK, self.tun_opt_value(
+                        kind, omask), None))
+                continue
+            if vname == 'PORT_RANGE':
+                lo, hi = self.port_range()
+                out.append((A['KEY_PORT_%s_MIN' % mask], lo, None))
+                out.append((A['KEY_PORT_%s_MAX' % mask], hi, None))
+                continue
             if vname == 'CT_STATE':
                 out.append((T_CT_STATE, struct.pack(
                     '<H', self.ct_state_value(mask)), None))
@@ -82,6 +95,15 @@ class RequestGen:
             if mask is not None:
                 out.append((A['KEY_' + mname], mask, None))
         return out
+    def port_range(self):
+        """A valid port range: min < max (be16 each)."""
+        r = self.rng
+        lo = r.choice(self.port_pool) if r.random() < 0.5 else \
+            r.choice((0, 1, r.randrange(65535)))
+        lo = min(lo, 65534)
+        hi = r.choice((lo + 1, min(65535, lo + r.randrange(1, 1000)),
+                       r.randrange(lo + 1, 65536)))
+        return struct.pack('>H', lo), struct.pack('>H', hi)
     def extras(self, attrs):
         """CLASSID, FLAGS and actions a valid filter may carry."""
         r = self.rng

@@ -8,7 +8,9 @@ import subprocess
 
 from flower import uapi
 
-from stress.flowerfuzz.attrs import ANY, TYPE_MASK
+from stress.nlsock import walk_attrs
+
+from stress.flowerfuzz.attrs import ANY, TUN_OPT_KINDS, TYPE_MASK, T_ENC_OPTS
 
 
 # requests counted by their answer (labels from Gen): another mask into a
@@ -20,18 +22,25 @@ MASK_LABELS = ('add-newmask', 'replace-newmask', 'change-newmask',
 KINDS = (('tunnel', ('KEY_ENC_',)), ('ct', ('KEY_CT_',)),
          ('ip_flags', ('KEY_FLAGS',)), ('cvlan', ('KEY_CVLAN_',)),
          ('num_of_vlans', ('KEY_NUM_OF_VLANS',)), ('mpls', ('KEY_MPLS_',)),
-         ('pppoe', ('KEY_PPPOE_', 'KEY_PPP_')), ('l2tpv3', ('KEY_L2TPV3_',)))
+         ('pppoe', ('KEY_PPPOE_', 'KEY_PPP_')), ('l2tpv3', ('KEY_L2TPV3_',)),
+         ('port_range', ('KEY_PORT_',)), ('hash', ('KEY_HASH',)),
+         # ENC_OPTS whose first option is vxlan's, erspan's or gtp's
+         ('tun_opt', ()))
 
 
 def meta_kinds(op):
     """The kinds of KINDS whose keys the request carries ('tunnel', 'ct',
     'ip_flags', ...)."""
     kinds = set()
-    for t, _d, _m in op.attrs or ():
+    for t, d, _m in op.attrs or ():
         a = uapi.BY_NUMBER.get(t & TYPE_MASK)
         for kind, prefixes in KINDS:
-            if a and a.name.startswith(prefixes):
+            if a and prefixes and a.name.startswith(prefixes):
                 kinds.add(kind)
+        if t & TYPE_MASK == T_ENC_OPTS and d:
+            opts, _rem = walk_attrs(d)
+            if opts and opts[0][0] & TYPE_MASK in TUN_OPT_KINDS:
+                kinds.add('tun_opt')
     return sorted(kinds)
 
 

@@ -134,8 +134,15 @@ class TestGeneve(Base):
                 1, b'\1\0') + nla(2, b'\1') + nla(3, bytes(4)))),
             (22, 'Malformed or empty tunnel options',
              geneve(1, 1, b'\1' * 4) + b'\1\2\3\4\5'),
-            (95, 'Only Geneve tunnel options are supported',
-             nla(2, nla(1, bytes(4)))),
+            # an option of another kind after a Geneve one, or of a
+            # kind there is none of (first or later)
+            (22, 'Duplicate type for vxlan options',
+             geneve(1, 1, b'\1' * 4) + nla(2, nla(1, bytes(4)))),
+            (22, 'Duplicate type for gtp options',
+             geneve(1, 1, b'\1' * 4) + nla(4 | F, b'')),
+            (22, 'Unknown tunnel option type', nla(5, nla(1, bytes(4)))),
+            (22, 'Unknown tunnel option type',
+             geneve(1, 1, b'\1' * 4) + nla(0, b'')),
             (22, 'Geneve option needs class, type and data',
              nla(1, nla(1, b'\1\2') + nla(3, bytes(4)))),
             (22, 'invalid attribute length',
