@@ -28,7 +28,7 @@ STRESS_FUZZ_COUNT   ?= 8000
 STRESS_CHURN_CYCLES ?= 3000
 STRESS_FILTERS      ?= 100000
 STRESS_SPACE_RUNS   ?= 60
-STRESS_PARTS        ?= fuzz churn lifecycle corpus
+STRESS_PARTS        ?= fuzz churn lifecycle race corpus
 STRESS_TIMEOUT      ?= 14400
 # failslab only in slab caches other than kmemleak's (lifecycle.py)
 STRESS_LIFE_APPEND  ?= slub_debug=A;-,kmemleak_object,kmemleak_scan_area
@@ -85,7 +85,7 @@ stress-smoke: stress-guest-$(SMOKE_VARIANT)
 	$(STRESS_STEP) --name smoke --variant $(SMOKE_VARIANT) \
 		--timeout $(SMOKE_TIMEOUT) \
 		$(call stress_env,SMOKE) -e 'LIFE_SKIP=failslab kmemleak' \
-		fuzz churn lifecycle
+		fuzz churn lifecycle race
 
 stress-debug-smoke:
 	@$(MAKE) --no-print-directory -C $(STRESS_REPO) kernel VARIANT=debug

@@ -3,7 +3,8 @@
 # stress/suite.sh PART... -- runs in the test guest (see stress/README.md).
 #
 # PART: fuzz, churn, lifecycle, corpus (the flower tdc corpus, tdc.py -c
-# flower, TAP in $STRESS_OUT/corpus.tap).  Each part's output goes to
+# flower, TAP in $STRESS_OUT/corpus.tap), race (stress/replace-race.sh:
+# replaces across masks under traffic, no frame may go unmatched).  Each part's output goes to
 # stdout and to $STRESS_OUT/<part>.out, its counts to
 # $STRESS_OUT/<part>.json and <part>.result.json; the last line is the sum
 # of the parts' "N passed, N failed" lines.  Exit status 0 when every part
@@ -26,6 +27,7 @@
 #   LIFE_SPACE_RUNS    failslab random-budget requests (default 30)
 #   LIFE_SKIP          lifecycle parts to skip (e.g. "big failslab")
 #   CORPUS_TIMEOUT     corpus: seconds per tc command (default 180)
+#   RACE_TIME          race: seconds of replaces under traffic (default 20)
 #   STRESS_OUT         where outputs go (default $TDC_GUEST_OUT/stress)
 #   STRESS_KMSG        a line written to /dev/kmsg first (self-test of the
 #                      splat path: "WARNING: test" must fail the run)
@@ -63,6 +65,9 @@ for part in "$@"; do
 		cmd="$PY -m tdc.tdc"
 		set -- -c flower --timeout "${CORPUS_TIMEOUT:-180}" \
 			--tap "$OUT/corpus.tap" ;;
+	race)
+		cmd="sh stress/replace-race.sh"
+		set -- "${RACE_TIME:-20}" ;;
 	*)
 		echo "suite: unknown part $part" >&2
 		exit 2 ;;
@@ -70,7 +75,7 @@ for part in "$@"; do
 	echo "=== $part $*"
 	start=$(date +%s)
 	args="$*"
-	if [ "$part" = corpus ]; then
+	if [ "$part" = corpus ] || [ "$part" = race ]; then
 		$cmd "$@" >"$OUT/$part.out" 2>&1
 	else
 		$cmd "$@" --json "$OUT/$part.json" >"$OUT/$part.out" 2>&1
