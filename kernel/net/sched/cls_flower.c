@@ -172,6 +172,8 @@ struct fl_masks {
 	bool ranges;			/* a mask has port ranges */
 	bool hash;			/* a mask uses the hash key */
 	bool frag_l4;			/* ... a first fragment's L4 keys */
+	u32 used;			/* fl_dissector_keys[] the masks use */
+	unsigned short int key_end;	/* of their keys and ranges */
 	unsigned int n;
 	struct rcu_head rcu;
 	struct fl_flow_mask *mask[];
@@ -923,7 +925,7 @@ static void fl_head_free_work(struct work_struct *work)
 	if (masks) {
 		for (i = 0; i < masks->n; i++)
 			fl_mask_unref(masks->mask[i]);
-		kfree(masks);
+		kvfree(masks);
 	}
 	mutex_destroy(&head->lock);
 	kfree(head);
@@ -2506,30 +2508,54 @@ static bool fl_dissector_key_used(const struct fl_flow_mask *mask,
 	return memchr_inv((const u8 *)&mask->key + dk->offset, 0, dk->len);
 }
 
-/* The dissector of the union of the masks' keys, and what classify clears */
-static void fl_masks_init_dissector(struct fl_masks *masks)
+/* Adds @mask's dissector keys, and the end of its range, to @masks' */
+static void fl_masks_add_keys(struct fl_masks *masks,
+			      const struct fl_flow_mask *mask)
 {
-	struct flow_dissector_key keys[ARRAY_SIZE(fl_dissector_keys)];
-	unsigned int i, j, cnt = 0, end = 0;
+	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(fl_dissector_keys); i++) {
 		const struct fl_dissector_key *dk = &fl_dissector_keys[i];
 
-		for (j = 0; j < masks->n; j++)
-			if (fl_dissector_key_used(masks->mask[j], dk))
-				break;
-		if (j == masks->n)
+		if (masks->used & BIT(i) || !fl_dissector_key_used(mask, dk))
 			continue;
-		keys[cnt].key_id = dk->id;
-		keys[cnt].offset = dk->offset;
-		cnt++;
-		end = max_t(unsigned int, end, dk->offset + dk->len);
+		masks->used |= BIT(i);
+		masks->key_end = max_t(unsigned int, masks->key_end,
+				       dk->offset + dk->len);
 	}
-	for (j = 0; j < masks->n; j++)
-		end = max_t(unsigned int, end, masks->mask[j]->range.end);
+	masks->key_end = max(masks->key_end, mask->range.end);
+}
+
+/* The dissector of the union of the masks' keys, and what classify clears.
+ * A set that only adds @add to @old starts from @old's keys: building M
+ * masks one by one costs O(M), not O(M^2) mask scans.
+ */
+static void fl_masks_init_dissector(struct fl_masks *masks,
+				    const struct fl_masks *old,
+				    const struct fl_flow_mask *add)
+{
+	struct flow_dissector_key keys[ARRAY_SIZE(fl_dissector_keys)];
+	unsigned int i, cnt = 0;
+
+	BUILD_BUG_ON(ARRAY_SIZE(fl_dissector_keys) > 32);
+	if (old && add) {
+		masks->used = old->used;
+		masks->key_end = old->key_end;
+		fl_masks_add_keys(masks, add);
+	} else {
+		for (i = 0; i < masks->n; i++)
+			fl_masks_add_keys(masks, masks->mask[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(fl_dissector_keys); i++) {
+		if (!(masks->used & BIT(i)))
+			continue;
+		keys[cnt].key_id = fl_dissector_keys[i].id;
+		keys[cnt].offset = fl_dissector_keys[i].offset;
+		cnt++;
+	}
 
 	skb_flow_dissector_init(&masks->dissector, keys, cnt);
-	masks->clear_end = roundup(end, sizeof(long));
+	masks->clear_end = roundup(masks->key_end, sizeof(long));
 	masks->tunnel = dissector_uses_key(&masks->dissector,
 					   FLOW_DISSECTOR_KEY_ENC_CONTROL);
 	masks->ct = dissector_uses_key(&masks->dissector,
@@ -2556,7 +2582,8 @@ static struct fl_masks *fl_masks_create(const struct fl_masks *old,
 	unsigned int i, n = old ? old->n : 0;
 	struct fl_masks *masks;
 
-	masks = kzalloc(struct_size(masks, mask, n + 1), GFP_KERNEL);
+	/* Past some 4k masks an order-0 page is not enough */
+	masks = kvzalloc(struct_size(masks, mask, n + 1), GFP_KERNEL);
 	if (!masks)
 		return NULL;
 	for (i = 0; i < n; i++)
@@ -2564,7 +2591,7 @@ static struct fl_masks *fl_masks_create(const struct fl_masks *old,
 			masks->mask[masks->n++] = old->mask[i];
 	if (add)
 		masks->mask[masks->n++] = add;
-	fl_masks_init_dissector(masks);
+	fl_masks_init_dissector(masks, drop ? NULL : old, add);
 	return masks;
 }
 
@@ -2584,7 +2611,7 @@ static void fl_masks_publish(struct cls_fl_head *head, struct fl_masks *masks)
 
 	rcu_assign_pointer(head->masks, masks);
 	if (old)
-		kfree_rcu(old, rcu);
+		kvfree_rcu(old, rcu);
 }
 
 /* Readies @mask and its table, before a set that holds it is published */
@@ -2829,7 +2856,7 @@ err_handle:
 		idr_remove(&head->handle_idr, fnew->handle);
 err_grown:
 	fnew->mask = NULL;
-	kfree(grown);
+	kvfree(grown);
 err_ht:
 	if (!found)
 		rhashtable_destroy(&mask->ht);
