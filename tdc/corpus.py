@@ -21,7 +21,8 @@ and matchCount in every verify, checking what a matchJSON beside them
 checks: tdc/jsonpattern.py; no key 6.1 ignores that changes the outcome;
 $DUMMY made by the case; what the setup makes in the namespace, which
 6.1 shares between all cases of a run, removed first and in the
-teardown).
+teardown; no insmod but the offload driver's OFFLOAD_LOAD, which a run
+under 6.1's tdc.py does first).
 
 usage: python3 -m tdc.corpus [--min-flower N] [--min-packets N] [DIR]
        (default: the repository's tc-tests/, 400 and 100)
@@ -392,6 +393,23 @@ SIXONE_IGNORES = {
 # tc and ip say 1 for a device that is not there, 2 for an object that is
 # not, tc actions 255.
 CLEANUP_CODES = (0, 1, 2, 255)
+# The offload test driver (offload/drv, offload/README.md).  A case that
+# needs it loads it in its setup by this command, whose path is relative
+# to the repository root, where ours runs: [OFFLOAD_LOAD, 0, 1], 1 being
+# "File exists" (loaded already) and also what insmod says where the path
+# is not there.  6.1's tdc.py and upstream's run every command from their
+# own directory, so a run under them loads the driver first
+# (tdc/tdc61.py does, from OFFLOAD_KO under the repository root), and the
+# case's own insmod fails with 1 there; without the driver the case's
+# `ip link add ... type fltest` fails its setup, and those runners skip it.
+OFFLOAD_DRIVER = 'flower_offload_test'
+OFFLOAD_KO = 'build/offload-drv/flower_offload_test.ko'
+OFFLOAD_LOAD = 'insmod ' + OFFLOAD_KO
+
+
+def needs_offload_driver(case):
+    """Whether `case` loads the offload test driver in its setup."""
+    return ('setup', OFFLOAD_LOAD) in case_commands(case)
 
 
 def _made(command):
@@ -470,6 +488,19 @@ def sixone_problems(case):
                 problems.append("no {} (6.1's tdc.py reads it in every "
                                 "verify: KeyError)".format(field))
     problems += jsonpattern.problems(case)
+    for entry in case.get('setup', []) if isinstance(
+            case.get('setup'), list) else []:
+        command = entry[0] if isinstance(entry, list) and entry else entry
+        if not isinstance(command, str) or command.split()[:1] != [
+                'insmod']:
+            continue
+        if command != OFFLOAD_LOAD or not isinstance(entry, list) or \
+                1 not in [int(c) for c in entry[1:] if _is_int(c)]:
+            problems.append('setup {!r}: a module is loaded only as {}: '
+                            '6.1\'s tdc.py runs from its own directory, '
+                            'where the path is not there (exit 1), after '
+                            'tdc/tdc61.py loaded the driver'.format(
+                                command, json.dumps([OFFLOAD_LOAD, 0, 1])))
     setup = case.get('setup', [])
     setup = setup if isinstance(setup, list) else []
     teardown = case.get('teardown', [])

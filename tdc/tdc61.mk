@@ -9,6 +9,11 @@
 #                       `tdc.py -c flower -d dummy0 -f FILE` per file, FLNL
 #                       defined in its tdc_config_local.py; ends with
 #                       `N passed, N failed` (a skip counts as failed).
+#                       The offload test driver is built first (make
+#                       offload-drv): the run loads it before offload.json,
+#                       whose cases insmod it by a repository-relative path
+#                       that 6.1's tdc.py, running from its own directory,
+#                       does not find.
 #                       VARIANT=stock: the stock cls_flower module.  About
 #                       an hour and a half in the emulated guest.
 #   make tdc61-smoke    gate stage: the files of TDC61_SMOKE_FILES only, on
@@ -45,6 +50,7 @@ endef
 tdc61:
 	@$(MAKE) --no-print-directory deps
 	$(variant_guest)
+	@$(MAKE) --no-print-directory offload-drv
 	$(call tdc61_commit,$(VARIANT))
 	cd $(REPO) && ./guest/run --variant $(VARIANT) --timeout 14400 -- \
 		$(TDC61_RUN) --out $(TDC61_OUT)/$(VARIANT) $(TDC61_CASES) \

@@ -30,7 +30,11 @@ DEV is a dummy device that 6.1's nsPlugin moves into its namespace (a
 flower case needs -d there); it is made again before each file, since
 6.1's nsPlugin deletes the namespace, and so the device, at the end of
 a run.  A namespace or veth left by a run that died is removed before
-the next (6.1's nsPlugin would reuse it).
+the next (6.1's nsPlugin would reuse it).  Before a file with cases that
+load the offload test driver (offload.json: they insmod it by a path
+relative to the repository root, which 6.1's tdc.py, running from its
+own directory, does not find; tdc/corpus.py OFFLOAD_LOAD), the run loads
+it from the repository, and unloads it after that file.
 
 Per case it prints "ok N - ID NAME" or "not ok N - ID NAME" with the
 reason; a case 6.1's tdc.py skipped, or never reported (the run died),
@@ -123,6 +127,24 @@ def fresh_devices(dev):
         sh('ip', 'link', 'add', dev, 'type', 'dummy')
 
 
+def offload_driver(cases):
+    """Load the offload test driver from the repository if a case of
+    `cases` needs it and it is not loaded -> (loaded, note): whether this
+    call loaded it, and what to print (None: nothing was needed)."""
+    if not any(corpus.needs_offload_driver(c) for c in cases) or \
+            os.path.exists(os.path.join('/sys/module',
+                                        corpus.OFFLOAD_DRIVER)):
+        return False, None
+    ko = os.path.join(REPO, corpus.OFFLOAD_KO)
+    p = subprocess.run(['insmod', ko], capture_output=True, text=True)
+    if p.returncode:
+        return False, ('insmod {} failed ({}): its cases cannot make their '
+                       'devices (make offload-drv)'.format(
+                           ko, p.stderr.strip() or 'exit {}'.format(
+                               p.returncode)))
+    return True, 'loaded the offload test driver: insmod ' + ko
+
+
 def parse_tap(text, cases):
     """{id: (status, [reason lines])} from 6.1's TAP for the cases of one
     file; status pass, fail or skip."""
@@ -152,9 +174,14 @@ def run_file(runner, path, dev, out_dir):
         if os.path.exists(stale):
             os.remove(stale)
     fresh_devices(dev)
+    loaded, note = offload_driver(cases)
     argv = ['/usr/bin/python3', 'tdc.py', '-c', 'flower', '-d', dev,
             '--outfile', tap_path, '-f', os.path.abspath(path)]
     with open(log_path, 'w') as log:
+        if note:
+            log.write('# {}\n'.format(note))
+            print('# {}: {}'.format(os.path.relpath(path, REPO), note),
+                  flush=True)
         log.write('# cd {} && {}\n'.format(runner, ' '.join(argv)))
         log.flush()
         try:
@@ -164,6 +191,8 @@ def run_file(runner, path, dev, out_dir):
                                   timeout=FILE_TIMEOUT).returncode
         except subprocess.TimeoutExpired:
             code = None
+    if loaded:
+        sh('rmmod', corpus.OFFLOAD_DRIVER)
     with open(log_path) as f:
         printed = f.read()
     tail = [l.rstrip() for l in printed.splitlines() if l.strip()]

@@ -129,6 +129,25 @@ class TestSharedNamespace(unittest.TestCase):
             '$TC actions del action gact index 5'])
 
 
+class TestOffloadDriver(unittest.TestCase):
+    LOAD = [corpus.OFFLOAD_LOAD, 0, 1]
+
+    def test_the_driver_is_loaded_by_its_one_command(self):
+        self.assertEqual(problems(setup=[self.LOAD, CLEAN, INGRESS]), [])
+        self.assertTrue(corpus.needs_offload_driver(case(
+            setup=[self.LOAD, CLEAN, INGRESS])))
+        self.assertFalse(corpus.needs_offload_driver(case()))
+
+    def test_another_insmod_is_refused(self):
+        # 6.1's tdc.py runs from its own directory: exit 1 (the path is
+        # not there) must be allowed, and tdc61.py loads only this driver
+        for load in ([corpus.OFFLOAD_LOAD, 0], corpus.OFFLOAD_LOAD,
+                     ['insmod /tmp/other.ko', 0, 1]):
+            found = problems(setup=[load, CLEAN, INGRESS])
+            self.assertEqual(len(found), 1, (load, found))
+            self.assertIn('a module is loaded only as', found[0])
+
+
 class TestChecker(unittest.TestCase):
     def test_the_checker_program_refuses_a_json_only_case(self):
         # the corpus stage of the gate: it passed such a case before

@@ -17,7 +17,7 @@ import textwrap
 import unittest
 from unittest import mock
 
-from tdc import commands, gate, tdc61
+from tdc import commands, corpus, gate, tdc61
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__))))
@@ -116,6 +116,28 @@ class TestRun(unittest.TestCase):
             first = f.readline()
         self.assertNotIn(self.tree, first)
         self.assertIn('/tdc61-', first)
+
+    def test_the_offload_driver_is_loaded_for_its_file_only(self):
+        offload = dict(case('0001'), setup=[[corpus.OFFLOAD_LOAD, 0, 1]])
+        a = self.write('a.json', [offload, case('0002'), case('0003')])
+        b = self.write('b.json', [case('0004'), case('0005'), case('0006')])
+        ran = []
+        real_run, real_exists = subprocess.run, os.path.exists
+
+        def run(argv, *args, **kwargs):
+            if argv[0] in ('insmod', 'rmmod'):
+                ran.append(argv)
+                return subprocess.CompletedProcess(argv, 0, '', '')
+            return real_run(argv, *args, **kwargs)
+        with mock.patch.object(tdc61.subprocess, 'run', run), \
+                mock.patch.object(tdc61.os.path, 'exists', lambda p: (
+                    not p.startswith('/sys/module/') and real_exists(p))):
+            code, lines = self.run_files(a, b)
+        ko = os.path.join(REPO, corpus.OFFLOAD_KO)
+        self.assertEqual(ran, [['insmod', ko],
+                               ['rmmod', corpus.OFFLOAD_DRIVER]])
+        self.assertIn('# {}: loaded the offload test driver: insmod {}'
+                      .format(os.path.relpath(a, tdc61.REPO), ko), lines)
 
     def test_parse_tap(self):
         cases = [case('aa11'), case('bb22')]
