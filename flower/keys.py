@@ -10,7 +10,8 @@ A row says:
           without FL_NEED_; flower/needs.py)
   width   the member's (and the attributes') length in bytes
   tc      the word tc's flower takes for it (tc -j prints the same word,
-          but "icmp_type"/"icmp_code" for "type"/"code")
+          but "icmp_type"/"icmp_code" for "type"/"code"); None: tc 6.1
+          has none (the hash key)
   family  the key family of kernel/series/families that brings the key:
           the first step of the patch series (kernel/series/series) whose
           classifier parses it.  tdc/series_cases.py runs a tdc case
@@ -18,7 +19,8 @@ A row says:
           that step on
   field   the packet field it matches, in flower/packets.py's model
           (None: the key is the filter's protocol shape, ip_proto or an
-          inner ethertype, which the generator sets itself)
+          inner ethertype, which the generator sets itself; or the hash,
+          which is the skb's, not the frame's)
   bits    the value bits that are valid (wider values are refused)
   table   True: a row of cls_flower.c's fl_keys[], parsed and dumped by the
           table; False: parsed by its own function (fl_set_key_vlans(),
@@ -86,6 +88,16 @@ KEYS = (
          'sctp', 'l4.sport'),
     _row('sctp_dst', 'SCTP_DST', M, 'tp.dst', 'SCTP', 2, 'dst_port',
          'sctp', 'l4.dport'),
+    # port ranges: exact min and max, the tc word's "MIN-MAX" form, for
+    # any of tcp, udp and sctp
+    _row('port_dst_min', 'PORT_DST_MIN', X, 'tp_range.tp_min.dst', 'L4', 2,
+         'dst_port', 'port_range', 'l4.dport'),
+    _row('port_dst_max', 'PORT_DST_MAX', X, 'tp_range.tp_max.dst', 'L4', 2,
+         'dst_port', 'port_range', 'l4.dport'),
+    _row('port_src_min', 'PORT_SRC_MIN', X, 'tp_range.tp_min.src', 'L4', 2,
+         'src_port', 'port_range', 'l4.sport'),
+    _row('port_src_max', 'PORT_SRC_MAX', X, 'tp_range.tp_max.src', 'L4', 2,
+         'src_port', 'port_range', 'l4.sport'),
     _row('tcp_flags', 'TCP_FLAGS', M, 'tcp.flags', 'TCP', 2, 'tcp_flags',
          'tcp_flags', 'l4.flags', bits=0x0fff),
     _row('icmpv4_type', 'ICMPV4_TYPE', M, 'icmp.type', 'ICMPV4', 1, 'type',
@@ -108,6 +120,9 @@ KEYS = (
          'arp', 'arp.tha'),
     _row('l2tpv3_sid', 'L2TPV3_SID', X, 'l2tpv3.session_id', 'L2TP', 4,
          'l2tpv3_sid', 'l2tpv3', 'l4.sid'),
+    # the skb's flow hash (skb_get_hash_raw()), no packet field; tc 6.1
+    # has no word for it
+    _row('hash', 'HASH', M, 'hash.hash', 'NONE', 4, None, 'hash'),
     _row('enc_key_id', 'ENC_KEY_ID', X, 'enc_keyid.keyid', 'NONE', 4,
          'enc_key_id', 'tunnel',
          'tun.vni'),
@@ -188,7 +203,8 @@ def order(key):
 
 
 def json_word(key):
-    """The key's name in `tc -j filter show` (keys of the "keys" object)."""
+    """The key's name in `tc -j filter show` (keys of the "keys" object),
+    None for a key tc does not print."""
     return 'icmp_' + key.tc if key.tc in ('type', 'code') else key.tc
 
 

@@ -9,10 +9,12 @@ against the C source.
 
 PROTO_RULES says, for the needs that are only about the filter's
 protocol and ip_proto, which ethertypes and IP protocol satisfy them
-(either set None: anything).  The others are about the filter's shape:
-VLAN / CVLAN (an outer / inner tag: a TPID, or num_of_vlans above 0 / 1),
-PPPOE (a PPPoE session ethertype), ENC_IPV4 / ENC_IPV6 (the tunnel's
-family, from its addresses); each tool models those its own way.
+(either None: anything; the IP protocol is one number, or a frozenset of
+them for L4, the port ranges' need: tcp, udp or sctp).  The others are
+about the filter's shape: VLAN / CVLAN (an outer / inner tag: a TPID, or
+num_of_vlans above 0 / 1), PPPOE (a PPPoE session ethertype), ENC_IPV4 /
+ENC_IPV6 (the tunnel's family, from its addresses); each tool models
+those its own way.
 
 The message classes at the end group ours' extack messages by why a
 request is refused; the comparison reports name a difference by them.
@@ -20,7 +22,7 @@ request is refused; the comparison reports name a difference by them.
 
 from flower.uapi import ETH_P, IP_PROTO
 
-NEEDS = ('NONE', 'IP', 'IPV4', 'IPV6', 'TCP', 'UDP', 'SCTP', 'ICMPV4',
+NEEDS = ('NONE', 'IP', 'IPV4', 'IPV6', 'TCP', 'UDP', 'SCTP', 'L4', 'ICMPV4',
          'ICMPV6', 'ARP', 'VLAN', 'CVLAN', 'MPLS', 'PPPOE', 'L2TP',
          'ENC_IPV4', 'ENC_IPV6')
 
@@ -31,6 +33,7 @@ MESSAGES = {
     'TCP': 'Key requires ip_proto tcp',
     'UDP': 'Key requires ip_proto udp',
     'SCTP': 'Key requires ip_proto sctp',
+    'L4': 'Key requires ip_proto tcp, udp or sctp',
     'ICMPV4': 'Key requires protocol ip and ip_proto icmp',
     'ICMPV6': 'Key requires protocol ipv6 and ip_proto icmpv6',
     'ARP': 'Key requires protocol arp or rarp',
@@ -45,7 +48,8 @@ MESSAGES = {
 
 _IP, _IPV6 = ETH_P['ip'], ETH_P['ipv6']
 # need -> (ethertypes the filter's protocol must be, or None;
-#          the ip_proto it must give, or None)
+#          the ip_proto it must give (a number, or a frozenset of numbers
+#          it must be one of), or None)
 PROTO_RULES = {
     'NONE': (None, None),
     'IP': ({_IP, _IPV6}, None),
@@ -54,6 +58,8 @@ PROTO_RULES = {
     'TCP': (None, IP_PROTO['tcp']),
     'UDP': (None, IP_PROTO['udp']),
     'SCTP': (None, IP_PROTO['sctp']),
+    'L4': (None, frozenset((IP_PROTO['tcp'], IP_PROTO['udp'],
+                            IP_PROTO['sctp']))),
     'ICMPV4': ({_IP}, IP_PROTO['icmp']),
     'ICMPV6': ({_IPV6}, IP_PROTO['icmpv6']),
     'ARP': ({ETH_P['arp'], ETH_P['rarp']}, None),
@@ -67,13 +73,17 @@ def proto_met(need, n_proto, ip_proto):
     exact ethertype and ip_proto its exact IP protocol (None: not given)."""
     protos, ipp = PROTO_RULES[need]
     return (protos is None or n_proto in protos) and \
-        (ipp is None or ip_proto == ipp)
+        (ipp is None or ip_proto in ip_protos(ipp))
+
+
+def ip_protos(ipp):
+    """A PROTO_RULES ip_proto (a number or a frozenset) as a frozenset."""
+    return ipp if isinstance(ipp, frozenset) else frozenset((ipp,))
 
 
 # --- ours' extack messages, by class (substrings of the messages) ----------
 PREREQ_MSGS = ('Key requires',)
-UNSUPPORTED_MSGS = ('Unsupported flower attribute',
-                    'Only Geneve tunnel options are supported',
+UNSUPPORTED_MSGS = ('Only Geneve tunnel options are supported',
                     'Unsupported flower key flags')
 RANGE_MSGS = ('VLAN id must be below', 'VLAN priority must be below',
               'TCP flags mask has bits above 0xfff')

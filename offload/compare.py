@@ -303,7 +303,22 @@ def diff_item(ours_rec, stock_rec):
     return out
 
 
-def known_for(item, diffs, known=KNOWN):
+def ours_extacks(record):
+    """The extack messages the steps of ours' record of an item ended with."""
+    return [st.get('err') or '' for st in (record or {}).get('steps', [])]
+
+
+def known_applies(k, item, ours_record):
+    """Whether entry k is about this item (its ids/what, and the extack
+    of ours it names, if it names one)."""
+    if not (re.search(k['items'], item.get('id', '')) or
+            re.search(k['items'], item.get('what', ''))):
+        return False
+    return 'ours_extack' not in k or any(
+        re.search(k['ours_extack'], e) for e in ours_extacks(ours_record))
+
+
+def known_for(item, diffs, known=KNOWN, ours_record=None):
     """The entries of known that explain every failing diff, or None."""
     fails = [d for d in diffs if not d.added]
     if not fails:
@@ -311,8 +326,7 @@ def known_for(item, diffs, known=KNOWN):
     used = []
     for d in fails:
         for k in known:
-            if (re.search(k['items'], item.get('id', '')) or
-                    re.search(k['items'], item.get('what', ''))) and \
+            if known_applies(k, item, ours_record) and \
                     ('*' in k['fields'] or d.field in k['fields']):
                 if k not in used:
                     used.append(k)
@@ -337,7 +351,7 @@ def compare(items, ours, stock, known=KNOWN):
         elif all(d.added for d in diffs):
             out.append(Result(it, 'added', diffs, None))
         else:
-            k = known_for(it, diffs, known)
+            k = known_for(it, diffs, known, o.get(it['id']))
             out.append(Result(it, 'known' if k else 'fail', diffs, k))
     return out
 

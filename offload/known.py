@@ -17,18 +17,38 @@ report), with the entry's reason printed in docs/offload.md.  An entry:
                                 # number of steps: a flush that deleted
                                 # another number of filters), or '*'
        reason='why this is not a bug of ours (a stock bug argued in '
-              'docs/, or a difference by design in README.md)')
+              'docs/, or a difference by design in README.md)',
+       ours_extack=r'regex')    # optional: only items where a step of
+                                # ours ended with an extack it matches
 
 Every difference is a bug of ours unless an entry here says why not.
 """
 
 KNOWN = [
-    dict(name='port-ranges-and-ip-flags',
-         items=r'_port \d+-\d+|ip_flags [0-9a-f]{8}/',
+    dict(name='ip-flags-unknown-bits',
+         items=r'ip_flags [0-9a-f]{8}/',
          fields=('*',),
-         reason='ours refuses port ranges (EOPNOTSUPP) and unknown '
-                'ip_flags bits, which stock accepts (README, "by design"; '
-                'issue 31 brings both): nothing reaches the driver'),
+         reason='ours refuses unknown ip_flags bits, which stock accepts '
+                '(README, "by design"; issue 31 item 3 brings stock\'s '
+                'leniency): nothing reaches the driver'),
+    dict(name='prerequisite-refusals',
+         items=r'',
+         ours_extack=r'^Key requires ',
+         fields=('*',),
+         reason='ours refuses a key whose protocol or ip_proto '
+                'prerequisite the filter lacks ("Key requires ..."); stock '
+                'accepts the filter and ignores the key (README, "by '
+                'design"; issue 31 item 3 brings stock\'s leniency): '
+                'nothing reaches the driver on ours'),
+    dict(name='stock-destroys-what-it-never-offered',
+         items=r'\bskip_sw\b.*\baction (continue|pipe|reclassify)\b',
+         fields=('log',),
+         reason='a skip_sw filter whose actions act_gact will not offload '
+                '(continue, pipe, reclassify) is refused before any driver '
+                'is asked, on both; stock then sends drivers a '
+                'FLOW_CLS_DESTROY for the rule it never offered '
+                '(fl_change()\'s errout_hw path), which they answer with '
+                'ENOENT.  Ours sends nothing'),
     dict(name='replace-changes-mask',
          items=r'^s-replace-other-key',
          fields=('*',),

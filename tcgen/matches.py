@@ -99,6 +99,16 @@ def port(word, l4, value, mask=None):
     return Match(text, keys, attrs)
 
 
+def port_range(word, lo, hi):
+    """dst_port/src_port LO-HI (any of tcp, udp, sctp by ip_proto): tc
+    sends TCA_FLOWER_KEY_PORT_{DST,SRC}_{MIN,MAX}, tc -j prints
+    {"start": LO, "end": HI}."""
+    attr = 'PORT_%s_' % word[:3].upper()
+    return Match('%s %d-%d' % (word, lo, hi),
+                 {word: {'start': lo, 'end': hi}},
+                 {attr + 'MIN': lo, attr + 'MAX': hi})
+
+
 def tcp_flags(value, mask=None):
     """tc sends the 12-bit mask 0xfff when none is given."""
     shown = '0x%x/%x' % (value, 0xfff if mask is None else mask)

@@ -130,6 +130,7 @@ ROUNDTRIP_GROUPS = [
      ('ipv4', 'ipv6', 'ip_proto', 'tos_ttl')),
     ('port, TCP flag and ICMP', ('ports', 'tcp_flags', 'icmp')),
     ('IP flag, QinQ, MPLS and PPPoE', ('ip_flags', 'qinq', 'mpls', 'pppoe')),
+    ('port range', ('port_range',)),
 ]
 
 

@@ -100,6 +100,20 @@ TUNNEL_KEYS = [
 ]
 
 
+# The tunnel option kinds besides Geneve's, one option each (series step
+# 18): (name, tc words, what tc prints back).  tc prints a mask's bits as
+# the kernel dumps them: vxlan's gbp under VXLAN_GBP_MASK.
+OTHER_OPTS = [
+    ('vxlan_opts, masked gbp', 'vxlan_opts 1024/0xff00',
+     r'vxlan_opts 1024/65280'),
+    ('erspan_opts version 1, masked index', 'erspan_opts 1:12:0:0/1:255:0:0',
+     r'erspan_opts 1:12:0:0/1:255:0:0'),
+    ('erspan_opts version 2', 'erspan_opts 2:0:1:7/2:0:1:15',
+     r'erspan_opts 2:0:1:7/2:0:1:15'),
+    ('gtp_opts, masked qfi', 'gtp_opts 1:8/ff:0f', r'gtp_opts 01:08/ff:0f'),
+]
+
+
 def tunnel_cases(c):
     """keys-enc and packets-enc: each tunnel key on a collect_md VXLAN or
     Geneve device; errors for what cannot match."""
@@ -170,12 +184,18 @@ def tunnel_cases(c):
                   (tunneled('geneve', opts=GNV_OPT_A), 1)],
            verify='$TC -s -j filter show dev gnv0 ingress',
            match_json=tun_stats('geneve', 1))
+    for name, words, shown in OTHER_OPTS:
+        c.case('keys-enc', 'Keys: %s on a vxlan device: added and shown '
+               'back' % name,
+               tc_filter('add', 'ip', words, dev=TUN_DEV['vxlan'], handle=1,
+                         tail='action drop'),
+               setup=TUN_SETUP + TUN_DEVS['vxlan'],
+               verify='$TC filter show dev %s ingress' % TUN_DEV['vxlan'],
+               pattern=shown)
     t = 'errors'
     for words, msg in [
-            ('vxlan_opts 01020304', 'Only Geneve tunnel options are '
-             'supported'),
-            ('erspan_opts 1:12:0:0', 'Only Geneve tunnel options are '
-             'supported'),
+            ('erspan_opts 3:12:0:0', 'Tunnel key erspan option ver is '
+             'incorrect'),
             ('enc_dst_ip 10.0.0.1 enc_src_ip 2001:db8::1',
              'IPv4 and IPv6 tunnel addresses cannot be combined')]:
         c.refused(t, 'tc %s: refused (%s)' % (words, msg),

@@ -7,6 +7,19 @@ from flower import uapi
 from tcgen.common import ETH_TYPE_NUM, ETH_TYPE_SHOWN, KEY_ORDER, PPP_CARRIED
 
 
+def _print_order(found):
+    """The keys of `found` in the order tc 6.1 prints them (KEY_ORDER),
+    a port range (dst_port or src_port as {"start", "end"}) after the
+    exact ports, destination first."""
+    def rank(word):
+        if isinstance(found[word], dict) and word in ('dst_port',
+                                                      'src_port'):
+            return KEY_ORDER.index('src_port_mask') + (
+                0.1 if word == 'dst_port' else 0.2)
+        return KEY_ORDER.index(word)
+    return sorted(found, key=rank)
+
+
 class Variant:
     """A filter's protocol and matches, another value with the same mask
     (alt), packets that match (hit) and that do not (miss)."""
@@ -54,7 +67,7 @@ class Variant:
                                                    '%04x' % eth_type)
         for m in self.alt if alt else self.matches:
             found.update(m.keys)
-        return {k: found[k] for k in KEY_ORDER if k in found}
+        return {k: found[k] for k in _print_order(found)}
 
     def options(self, handle, alt=False):
         """The "options" of tc -j filter show for the filter."""

@@ -56,10 +56,9 @@ OTHER_ATTRS = (
     # refused (EOPNOTSUPP, named) until the offload step, which ignores it
     # in a request as stock does
     ('offload', 'IN_HW_COUNT'),
-    # refused (EOPNOTSUPP, named) alike at every step, ALWAYS_REFUSED:
-    # port ranges, the hash key, attributes beyond the uAPI
-    ('core', 'UNSPEC KEY_HASH KEY_HASH_MASK KEY_PORT_SRC_MIN '
-             'KEY_PORT_SRC_MAX KEY_PORT_DST_MIN KEY_PORT_DST_MAX'),
+    # refused (EOPNOTSUPP, "Unknown flower attribute type") alike at every
+    # step, ALWAYS_REFUSED: type 0 and the attributes beyond the uAPI
+    ('core', 'UNSPEC'),
     # nested options, not one value a row describes
     ('tunnel', 'KEY_ENC_OPTS KEY_ENC_OPTS_MASK'),
     ('mpls', 'KEY_MPLS_OPTS'),
@@ -73,13 +72,15 @@ OTHER_WORDS = (
     ('core', 'eth_type indev classid hw_tc skip_hw verbose handle'),
     # refused before the offload step, offered to drivers from it on
     ('offload', 'skip_sw'),
-    # words of rows of two families: the ports are the TCP and UDP rows'
-    # (core) and the SCTP rows' (sctp); families() makes them sctp when
+    # words of rows of three families: the ports are the TCP and UDP
+    # rows' (core), the SCTP rows' (sctp) and the port ranges' (port_range,
+    # "MIN-MAX"); families() makes them port_range for a range, sctp when
     # the request's ip_proto is sctp
     ('core', 'src_port dst_port'),
     # nested options (KEY_MPLS_OPTS, KEY_ENC_OPTS), not one value
     ('mpls', 'mpls lse'),
-    ('tunnel', 'geneve_opts vxlan_opts erspan_opts gtp_opts'),
+    ('tunnel', 'geneve_opts'),
+    ('tunnel_opts', 'vxlan_opts erspan_opts gtp_opts'),
 )
 
 
@@ -93,7 +94,8 @@ def family_maps(rows, other_attrs=OTHER_ATTRS, other_words=OTHER_WORDS):
     for k in rows:
         attrs.update({name: k.family for name in (k.attr, k.mask) if name})
         for w in (k.tc, flower_keys.json_word(k)):
-            shared[w].add(k.family)
+            if w is not None:           # a key tc has no word for (hash)
+                shared[w].add(k.family)
     for w, fams in shared.items():
         if w in words:          # decided in other_words
             continue
@@ -274,6 +276,8 @@ def tc_mask(word, value):
                                for f in value.split('/')))
     if word == 'ct_state':
         return ''.join(sorted(re.findall(r'[a-z]+', value)))
+    if word in ('src_port', 'dst_port') and '-' in (value or ''):
+        return 'range'          # a range's mask: both bounds, all ones
     if not value or '/' not in value:
         return None
     addr, mask = value.split('/', 1)
@@ -311,17 +315,15 @@ def mask_of(req):
                                   'skip_sw', 'skip_hw', 'verbose', 'handle'))
 
 
-# refused at every step, whatever the mask: port ranges, the hash key,
-# unknown attributes (EOPNOTSUPP)
-ALWAYS_REFUSED = r'UNSPEC|KEY_HASH(_MASK)?|KEY_PORT_.*'
+# refused at every step, whatever the mask: unknown attributes
+# (EOPNOTSUPP); port ranges and the hash key are keys since steps 16 and 17
+ALWAYS_REFUSED = r'UNSPEC'
 
 
 def always_refused(req):
     """Whether every step refuses the request (it adds no mask anywhere,
     even when the case's check of it ignores the exit code)."""
-    return any(re.fullmatch(ALWAYS_REFUSED, n) for n, _ in req.attrs) or \
-        any(w in ('src_port', 'dst_port') and '-' in v
-            for w, v in req.keys)
+    return any(re.fullmatch(ALWAYS_REFUSED, n) for n, _ in req.attrs)
 
 
 def needs_masks(case):
@@ -382,11 +384,13 @@ def families(case):
                                  '(flower/keys.py, tdc/series_cases.py '
                                  'OTHER_WORDS)'
                                  .format(case.get('id'), word))
-            # SCTP's ports come with step 03; but a range is refused
-            # (EOPNOTSUPP, named) alike at every step, before ip_proto counts
-            if word in ('src_port', 'dst_port') and '-' not in words[word] \
-                    and words.get('ip_proto') == 'sctp':
-                family = 'sctp'
+            # SCTP's ports come with step 03, port ranges ("MIN-MAX", of
+            # any of tcp, udp and sctp) with step 16
+            if word in ('src_port', 'dst_port'):
+                if '-' in words[word]:
+                    family = 'port_range'
+                elif words.get('ip_proto') == 'sctp':
+                    family = 'sctp'
             need.add(family)
         for name, _ in req.attrs:
             family = attr_family(name)

@@ -46,7 +46,7 @@ class TestKeyTable(unittest.TestCase):
     def test_table_rows_are_fl_keys(self):
         self.assertEqual(python_rows(keys.TABLE_ROWS),
                          fl_keys_rows(c_source()))
-        self.assertEqual(len(keys.TABLE_ROWS), 41)
+        self.assertEqual(len(keys.TABLE_ROWS), 46)
 
     def test_the_check_sees_a_changed_row(self):
         """The comparison above fails on a row that differs (here: a need
@@ -72,6 +72,10 @@ class TestKeyTable(unittest.TestCase):
         self.assertEqual(keys.json_word(keys.KEY['ipv4_dst']), 'dst_ip')
         self.assertEqual(keys.order(keys.KEY['vlan_id']), 'he')
         self.assertEqual(keys.order(keys.KEY['tcp_dst']), 'be')
+        self.assertEqual(keys.order(keys.KEY['port_dst_min']), 'be')
+        self.assertEqual(keys.order(keys.KEY['hash']), 'he')
+        self.assertEqual(keys.json_word(keys.KEY['port_src_max']), 'src_port')
+        self.assertIsNone(keys.json_word(keys.KEY['hash']))
 
 
 class TestNeeds(unittest.TestCase):
@@ -93,6 +97,9 @@ class TestNeeds(unittest.TestCase):
         self.assertTrue(needs.proto_met('TCP', None, 6))
         self.assertFalse(needs.proto_met('IP', uapi.ETH_P['arp'], None))
         self.assertTrue(needs.proto_met('ARP', uapi.ETH_P['rarp'], None))
+        for ipp, met in ((6, True), (17, True), (132, True), (1, False),
+                         (None, False)):
+            self.assertEqual(needs.proto_met('L4', ip6, ipp), met, ipp)
         # every need is either a protocol rule or one of the shape needs
         self.assertEqual(set(needs.PROTO_RULES) |
                          {'VLAN', 'CVLAN', 'PPPOE', 'ENC_IPV4', 'ENC_IPV6'},

@@ -314,6 +314,15 @@ class TestKnown(unittest.TestCase):
         self.assertEqual(result(item_rec(add_rc=1), known=known).status,
                          'fail')
 
+    def test_declaration_by_ours_extack(self):
+        # an entry naming ours' extack covers only items where ours said it
+        known = [dict(self.KNOWN[0], items=r'', fields=('*',),
+                      ours_extack=r'^Key requires')]
+        said = item_rec(add_rc=1, add_err='Key requires ip_proto tcp')
+        self.assertEqual(result(said, known=known).status, 'known')
+        other = item_rec(add_rc=1, add_err='Mask given without its key')
+        self.assertEqual(result(other, known=known).status, 'fail')
+
 
 class TestCommandLine(unittest.TestCase):
     def run_compare(self, ours, stock, *extra):

@@ -4,12 +4,12 @@ the order the corpus lists them.
 """
 
 from tcgen.catalogue import (arp, eth, icmp, ip_flags, ip_proto, ipv4, ipv6,
-                             mpls, ports, pppoe, qinq, tcp_flags, tos_ttl,
-                             vlan)
+                             mpls, port_range, ports, pppoe, qinq, tcp_flags,
+                             tos_ttl, vlan)
 
 
 # the families in the order of the corpus files
-FAMILY_MODULES = (eth, ipv4, ipv6, ip_proto, ports,
+FAMILY_MODULES = (eth, ipv4, ipv6, ip_proto, ports, port_range,
                   tos_ttl, tcp_flags, icmp, arp, vlan,
                   ip_flags, qinq, mpls, pppoe)
 KEYS = [v for family in FAMILY_MODULES for v in family.variants()]

@@ -63,13 +63,23 @@ class TestRealCases(unittest.TestCase):
     def test_replace_changes_mask(self):
         self.check('196a', {'core', 'masks'}, '09-flower-masks')
 
-    def test_sctp_port_range_is_core(self):
-        # refused (EOPNOTSUPP) as a range at every step: no SCTP needed
-        self.check('35bd', {'core'}, '01-flower-core')
+    def test_port_range(self):      # tc ip_proto sctp dst_port 1-1024 ...
+        self.check('e49b', {'core', 'port_range'}, '16-flower-port-range')
+        # a range ($FLNL key_port_dst_min/max) beside a tc range: masks
+        self.check('e557', {'core', 'masks', 'port_range'},
+                   '16-flower-port-range')
+
+    def test_port_range_beside_an_exact_port_is_two_masks(self):
+        self.check('7715', {'core', 'masks', 'port_range'},
+                   '16-flower-port-range')
+
+    def test_hash(self):            # $FLNL key_hash, key_hash_mask
+        self.check('3d43', {'core', 'hash'}, '17-flower-hash')
 
     def test_refused_add_adds_no_mask(self):
         # the second filter (another mask) is expected refused
-        self.check('9bb5', {'core'}, '01-flower-core')
+        self.check('9bdc', {'core', 'templates'},
+                   '11-flower-chain-templates')
 
     def test_prio_emptied_takes_new_mask(self):
         self.check('aa3f', {'core'}, '01-flower-core')
@@ -132,7 +142,7 @@ class TestKeyFamilies(unittest.TestCase):
 
     def test_a_word_of_two_families_must_be_decided(self):
         with self.assertRaisesRegex(ValueError, "'src_port' is of families "
-                                    'core sctp'):
+                                    'core port_range sctp'):
             sc.family_maps(keys.KEYS, other_words=())
 
     def test_a_new_key_needs_nothing_here(self):
@@ -215,6 +225,36 @@ class TestDerivation(unittest.TestCase):
     def test_sctp_ports(self):
         c = case(cmd=ADD.format(1, 'ip_proto sctp dst_port 80'))
         self.assertEqual(sc.families(c), {'core', 'sctp'})
+
+    def test_port_ranges(self):
+        # a range is port_range's, of tcp, udp and sctp alike
+        for l4 in ('tcp', 'udp', 'sctp'):
+            c = case(cmd=ADD.format(1, 'ip_proto %s src_port 10-20' % l4))
+            self.assertEqual(sc.families(c), {'core', 'port_range'}, l4)
+        flnl = case(cmd='$FLNL add --dev $DEV1 --prio 1 --attr eth_type=ip '
+                    '--attr ip_proto=17 --raw key_port_dst_min=0001 '
+                    '--raw key_port_dst_max=0002')
+        self.assertEqual(sc.families(flnl), {'core', 'port_range'})
+
+    def test_ranges_share_a_mask_an_exact_port_does_not(self):
+        two = case(ADD.format(1, 'ip_proto tcp dst_port 10-20'),
+                   cmd=ADD.format(2, 'ip_proto tcp dst_port 30-40'))
+        self.assertEqual(sc.families(two), {'core', 'port_range'})
+        mixed = case(ADD.format(1, 'ip_proto tcp dst_port 10-20'),
+                     cmd=ADD.format(2, 'ip_proto tcp dst_port 30'))
+        self.assertEqual(sc.families(mixed), {'core', 'port_range', 'masks'})
+
+    def test_hash_attributes(self):
+        c = case(cmd='$FLNL add --dev $DEV1 --prio 1 --attr key_hash=1 '
+                 '--attr key_hash_mask=0xff')
+        self.assertEqual(sc.families(c), {'core', 'hash'})
+
+    def test_only_unknown_attributes_are_always_refused(self):
+        unknown = sc.parse_flnl('add', '--dev $DEV1 --raw 200=00', False)
+        self.assertTrue(sc.always_refused(unknown))
+        for attr in ('key_hash=1', 'key_port_src_min=0001'):
+            req = sc.parse_flnl('add', '--dev $DEV1 --raw ' + attr, False)
+            self.assertFalse(sc.always_refused(req), attr)
 
     def test_action_words_are_not_keys(self):
         c = case(cmd=ADD.format(1, 'dst_ip 10.0.0.1 action vlan push id 5'))
