@@ -35,8 +35,11 @@ BENCH_DOCS     := $(REPO)/docs/bench
 # when the host is busy); that is as noisy as the host is busy.
 BENCH_ICOUNT   ?= 3
 BENCH_TSC_KHZ  := $(if $(BENCH_ICOUNT),1000000,$(shell awk '/^cpu MHz/ { printf "%d", $$4 * 1000; exit }' /proc/cpuinfo))
+# The commit measured, recorded in results.json (meta.commit); "+kernel"
+# when kernel/ differs from it (the build then holds uncommitted source).
+BENCH_COMMIT    = $(shell cd $(REPO) && git rev-parse --short HEAD 2>/dev/null)$(shell cd $(REPO) && git diff --quiet HEAD -- kernel 2>/dev/null || echo +kernel)
 BENCH_RUN      := $(if $(BENCH_ICOUNT),TDC_QEMU_EXTRA="$${TDC_QEMU_EXTRA:-} -icount shift=$(BENCH_ICOUNT)") \
-                  $(REPO)/guest/run --variant $(VARIANT) \
+                  $(REPO)/guest/run --variant $(VARIANT) -e BENCH_COMMIT=$(BENCH_COMMIT) \
                   $(if $(BENCH_ICOUNT),--accel tcg --smp 1 -e BENCH_ICOUNT=$(BENCH_ICOUNT)) \
                   $(if $(BENCH_TSC_KHZ),--append "tsc_early_khz=$(BENCH_TSC_KHZ) tsc=reliable clocksource=tsc")
 

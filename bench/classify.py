@@ -16,6 +16,12 @@ filter matches; one prio per mask, and all M masks in one prio (both
 kernels take several masks in a prio; a kernel that refuses the second
 mask fails a check and that kind is not measured).
 
+Part 1c, port ranges: N filters `ip_proto udp dst_port LO-HI` (disjoint
+ranges, one mask) in prio 1 and a matchall drop at prio 2; the packet's
+port falls in the last-inserted range (both kernels walk the mask's
+filters in insertion order: the worst case) or in none (the walk misses,
+prio 2 drops it).
+
 Part 2, control plane: insert C filters with `tc -b`, dump them, delete
 them (`tc filter del ... prio 1`); memory from /proc/meminfo before/after.
 Part 2b, parallel insert (the shape of tc-testing's concurrency cases):
@@ -49,6 +55,19 @@ CHECKS = []
 MASK_KINDS = ("flower-masks", "flower-masks-1prio")
 MASK_SRC = "10.255.0.1"
 MASK_MAX = 32 * 32
+# Port-range kind: filter i holds dst_port RANGE_BASE + i*RANGE_WIDTH ..
+# + RANGE_WIDTH - 1 (disjoint, one mask); a matchall drop at prio 2 takes
+# the packets no range holds. pktgen sends UDP only, so the filters are
+# ip_proto udp (tcp and udp ports are dissected alike).
+RANGE_KIND = "flower-range"
+RANGE_CASES = ("last", "miss")
+RANGE_BASE, RANGE_WIDTH = 1000, 10
+RANGE_MISS_PORT = 65000   # above every range: each filter's check fails
+#                           on its max, as every filter but the last
+#                           does for a "last" packet
+RANGE_MAX = (RANGE_MISS_PORT - RANGE_BASE) // RANGE_WIDTH
+# kinds whose points are not the rules-vs-cost lines of part 1
+GROUPED_KINDS = MASK_KINDS + (RANGE_KIND,)
 
 
 def ip(i):
@@ -66,6 +85,21 @@ def net(addr, plen):
     """addr/plen with the host bits cleared (the key as the kernel keeps
     it)."""
     return str(ipaddress.ip_network("%s/%d" % (addr, plen), strict=False))
+
+
+def port_range(i):
+    """(lo, hi) of range filter i."""
+    lo = RANGE_BASE + i * RANGE_WIDTH
+    return lo, lo + RANGE_WIDTH - 1
+
+
+def range_port(n, case):
+    """The packets' UDP destination port: in the middle of the last of n
+    ranges, or in none."""
+    if case == "miss":
+        return RANGE_MISS_PORT
+    lo, hi = port_range(n - 1)
+    return (lo + hi) // 2
 
 
 def mask_miss_ip():
@@ -142,19 +176,32 @@ def rules(kind, n, dev):
                        "action drop" % (pre, prio, handle, net(MASK_SRC, a),
                                         net(dst, b)))
         return out
+    if kind == RANGE_KIND:
+        # n disjoint dst_port ranges in prio 1 (handles 1..n, one mask,
+        # inserted in that order), then a matchall drop at prio 2
+        if n > RANGE_MAX:
+            raise ValueError("at most %d ranges" % RANGE_MAX)
+        return ["%s prio 1 handle %d flower ip_proto udp dst_port %d-%d "
+                "action drop" % ((pre, i + 1) + port_range(i))
+                for i in range(n)] + \
+            ["filter add dev %s ingress prio 2 handle 1 matchall action "
+             "drop" % dev]
     raise ValueError(kind)
 
 
 def target(kind, n, case):
-    """(src or None, dst) of the packets, and the rule_hits() key of the
-    rule that must count them."""
+    """(src or None, dst, UDP dst port or None) of the packets, and the
+    rule_hits() key of the rule that must count them."""
     if kind in MASK_KINDS:      # the last mask's filter; case is "last"
-        return MASK_SRC, ip(0), ((1, n) if kind == "flower-masks-1prio"
-                                 else (n, 1))
+        return MASK_SRC, ip(0), None, ((1, n) if kind == "flower-masks-1prio"
+                                       else (n, 1))
+    if kind == RANGE_KIND:      # the last range's filter, or prio 2's
+        return None, ip(0), range_port(n, case), \
+            ((2, 1) if case == "miss" else (1, n))
     if kind == "matchall":
-        return None, ip(0), "any"
+        return None, ip(0), None, "any"
     dst = ip(n - 1 if case == "last" else 0)
-    return None, dst, dst
+    return None, dst, None, dst
 
 
 def rule_hits(dev, by_handle=False):
@@ -197,14 +244,17 @@ THREAD = sorted(x for x in os.listdir(PG) if x.startswith("kpktgend_"))[-1] \
     if os.path.isdir(PG) else None
 
 
-def pktgen(dev, dst, seconds, src=None):
-    """Send to dev for `seconds`; return (packets, pps)."""
+def pktgen(dev, dst, seconds, src=None, port=None):
+    """Send to dev for `seconds` (UDP to `port`, default pktgen's 9);
+    return (packets, pps)."""
     pg(THREAD, "rem_device_all")
     pg(THREAD, "add_device " + dev)
     mac = open("/sys/class/net/%s/address" % dev).read().strip()
     for c in ("clone_skb 0", "count 0", "pkt_size 60", "delay 0",
               "dst " + dst, "dst_mac " + mac, "xmit_mode netif_receive") + \
-            (("src_min " + src, "src_max " + src) if src else ()):
+            (("src_min " + src, "src_max " + src) if src else ()) + \
+            (("udp_dst_min %d" % port, "udp_dst_max %d" % port)
+             if port else ()):
         pg(dev, c)
     t = threading.Thread(target=pg, args=("pgctrl", "start"))
     t.start()
@@ -227,14 +277,14 @@ def pktgen(dev, dst, seconds, src=None):
 
 def measure(kind, n, case, a):
     """One classify point: a.runs pairs of (test, baseline) runs."""
-    src, dst, key = target(kind, n, case)
+    src, dst, port, key = target(kind, n, case)
     verify = kind != "nofilter" and n <= a.verify_max
-    by_handle = kind in MASK_KINDS
+    by_handle = kind in GROUPED_KINDS
     pps, base, pkts_total, bad = [], [], 0, []
     for _ in range(a.runs):
         h0 = rule_hits(DEV, by_handle) if verify else None
         d0 = qdisc_drops(DEV)
-        pkts, rate = pktgen(DEV, dst, a.seconds, src)
+        pkts, rate = pktgen(DEV, dst, a.seconds, src, port)
         dropped = qdisc_drops(DEV) - d0
         want = 0 if kind == "nofilter" else pkts
         if dropped != want:
@@ -247,7 +297,7 @@ def measure(kind, n, case, a):
         pps.append(rate)
         pkts_total += pkts
         # the baseline gets the same packet (matchall ignores it)
-        base.append(pktgen(BASE_DEV, dst, a.seconds, src)[1])
+        base.append(pktgen(BASE_DEV, dst, a.seconds, src, port)[1])
     p, b = statistics.median(pps), statistics.median(base)
     row = dict(classifier=kind, case=case, rules=n, pps=round(p, 1),
                pps_runs=[round(x, 1) for x in pps], base_pps=round(b, 1),
@@ -255,6 +305,8 @@ def measure(kind, n, case, a):
                cost_ns=round(1e9 / p, 1) if p else None,
                ratio=round(b / p, 3) if p else None, packets=pkts_total,
                verified="rule+qdisc" if verify else "qdisc")
+    if port:
+        row["udp_dst_port"] = port
     label = "%s %s n=%d" % (kind, case, n)
     check(label + ": %d packets, rate > 0" % pkts_total,
           pkts_total > 0 and p > 0 and b > 0,
@@ -282,7 +334,7 @@ def classify_part(a, skipped):
     points = []
     plan = [("nofilter", [0]), ("matchall", [1])] + \
         [(k, a.counts) for k in ("flower", "flower-prios", "u32")] + \
-        [(k, a.masks) for k in MASK_KINDS]
+        [(k, a.masks) for k in MASK_KINDS] + [(RANGE_KIND, a.ranges)]
     for kind, counts in plan:
         if a.only and kind not in a.only:
             continue
@@ -302,7 +354,8 @@ def classify_part(a, skipped):
             time.sleep(a.settle)    # deferred work (rhashtable resize, RCU)
             print("# %s n=%d: rules installed in %.1f s" % (kind, n, t),
                   flush=True)
-            cases = ("last", "first") if n > 1 and kind not in \
+            cases = RANGE_CASES if kind == RANGE_KIND else \
+                ("last", "first") if n > 1 and kind not in \
                 MASK_KINDS else ("last",)
             for case in cases * a.repeat:
                 points.append(measure(kind, n, case, a))
@@ -528,7 +581,7 @@ def parallel_part(a):
 
 def criteria(points):
     """Issue acceptance: flower (one instance) flat, u32 linear."""
-    points = [p for p in points if p["classifier"] not in MASK_KINDS]
+    points = [p for p in points if p["classifier"] not in GROUPED_KINDS]
     if not points:
         return {}
     cost = {(p["classifier"], p["case"], p["rules"]): p["ratio"]
@@ -564,6 +617,7 @@ def meta(a):
               "boot with tsc_early_khz=... tsc=reliable (bench/bench.mk "
               "does)" % cs, flush=True)
     return dict(variant=os.environ.get("TDC_VARIANT", "?"),
+                commit=os.environ.get("BENCH_COMMIT") or None,
                 kernel=os.uname().release, build=os.uname().version,
                 accel=("kvm" if m and m.group(1) == "KVM" else "tcg"),
                 cpus=os.cpu_count(), clocksource=cs, smoke=a.smoke,
@@ -574,7 +628,9 @@ def meta(a):
                              if os.environ.get("BENCH_ICOUNT") else None),
                 date=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
                 runs=a.runs, seconds=a.seconds, counts=a.counts,
-                masks=a.masks, mask_src=MASK_SRC,
+                masks=a.masks, mask_src=MASK_SRC, ranges=a.ranges,
+                range_base=RANGE_BASE, range_width=RANGE_WIDTH,
+                range_miss_port=RANGE_MISS_PORT,
                 insert_counts=a.insert_counts, u32_table=U32_TABLE,
                 parallel=dict(processes=a.parallel[0],
                               filters_per_process=a.parallel[1])
@@ -584,8 +640,9 @@ def meta(a):
 
 
 def write_csv(path, rows):
+    fields = list(dict.fromkeys(k for r in rows for k in r))
     with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
         for r in rows:
             w.writerow({k: (json.dumps(v) if isinstance(v, (list, dict))
@@ -601,6 +658,9 @@ def main():
     p.add_argument("--masks", default="1,8,64,256",
                    help="mask counts M of the many-masks kinds (empty: "
                         "none)")
+    p.add_argument("--ranges", default="1,100,1000",
+                   help="range filter counts N of the port-range kind "
+                        "(empty: none)")
     p.add_argument("--insert-counts", default="10000,100000")
     p.add_argument("--parallel", default="10x10000",
                    help="parallel insert: PROCESSESxFILTERS (each tc -b "
@@ -624,11 +684,13 @@ def main():
     if a.smoke:
         a.counts, a.insert_counts, a.runs, a.seconds = "1,10", "100", 1, 0.3
         a.masks = "1,8"
+        a.ranges = "10"
         a.parallel = "10x10"
         a.settle = SETTLE[0] = 0.3
     a.counts = [int(x) for x in a.counts.split(",")]
     a.insert_counts = [int(x) for x in a.insert_counts.split(",")]
     a.masks = [int(x) for x in a.masks.split(",") if x]
+    a.ranges = [int(x) for x in a.ranges.split(",") if x]
     a.parallel = tuple(int(x) for x in a.parallel.split("x")) \
         if a.parallel else None
     if not THREAD:

@@ -20,8 +20,17 @@ LABEL = {"flower": "flower, one instance (hash)",
          "u32": "u32 (linear list)", "matchall": "matchall drop",
          "nofilter": "no filter",
          "flower-masks": "flower, M masks, one prio per mask",
-         "flower-masks-1prio": "flower, M masks in one prio"}
+         "flower-masks-1prio": "flower, M masks in one prio",
+         "flower-range": "flower, N dst_port ranges in one mask"}
 MASK_KINDS = ("flower-masks", "flower-masks-1prio")
+RANGE_KIND = "flower-range"
+# kinds whose points are not the rules-vs-cost lines of part 1
+GROUPED_KINDS = MASK_KINDS + (RANGE_KIND,)
+# issue 31, "Numbers": classify targets
+ONE_MASK_MAX = 1.25         # flower, one mask: x matchall
+MASKS_1PRIO_M = 64          # M masks in one prio ...
+MASKS_1PRIO_MAX = 0.33      # ... ours / stock
+RANGE_MAX_VS_STOCK = 1.0    # range filters: ours / stock per packet
 
 
 def load(d):
@@ -121,7 +130,7 @@ def plot(res, stock, path):
 
 def classify_table(res):
     counts = sorted({p["rules"] for p in res["points"] if p["rules"] > 1
-                     and p["classifier"] not in MASK_KINDS} | {1})
+                     and p["classifier"] not in GROUPED_KINDS} | {1})
     head = "| classifier | matching rule | " + " | ".join(
         "%d" % n for n in counts) + " |"
     out = [head, "|" + "---|" * (len(counts) + 2)]
@@ -130,6 +139,8 @@ def classify_table(res):
             xs, pts = series(res, kind, case)
             by = {p["rules"]: p for p in pts}
             cells = ["%.2f" % by[n]["ratio"] if n in by else "" for n in counts]
+            if not by:      # a kind this run did not measure (--only)
+                continue
             out.append("| %s | %s | %s |" % (LABEL[kind], case,
                                              " | ".join(cells)))
     for kind in ("matchall", "nofilter"):
@@ -386,6 +397,124 @@ def masks_notes(res, stock):
     return out
 
 
+def range_points(r):
+    """{(case, N): point} of the port-range kind."""
+    return {(p["case"], p["rules"]): p for p in r["points"]
+            if p["classifier"] == RANGE_KIND}
+
+
+RANGE_CASE = {"last": "in the last-inserted range",
+              "miss": "in no range (prio 2's matchall drops it)"}
+
+
+def range_table(res, stock):
+    """Port ranges: per N and case, each kernel's cost, and ours / stock."""
+    o = range_points(res)
+    t = range_points(stock) if stock else {}
+    if not o and not t:
+        return []
+    unit = "guest insns/packet" if res["meta"].get("ns_per_insn") \
+        else "ns/packet"
+    name = "ours" if stock else res["meta"]["variant"]
+    head = ["range filters N", "packet's port", "%s: %s" % (name, unit),
+            "%s x matchall" % name]
+    if stock:
+        head += ["stock: %s" % unit, "stock x matchall", "ours / stock"]
+    out = ["| " + " | ".join(head) + " |",
+           "|---:|---|" + "---:|" * (len(head) - 2)]
+    for case, n in sorted(set(o) | set(t), key=lambda k: (k[1], k[0])):
+        a, b = o.get((case, n)), t.get((case, n))
+        cells = ["%d" % n, RANGE_CASE.get(case, case),
+                 "%.0f" % insns(res, a) if a else "",
+                 "%.2f" % a["ratio"] if a else ""]
+        if stock:
+            cells += ["%.0f" % insns(stock, b) if b else "",
+                      "%.2f" % b["ratio"] if b else "",
+                      "%.2fx" % (insns(res, a) / insns(stock, b))
+                      if a and b else ""]
+        out.append("| " + " | ".join(cells) + " |")
+    slopes = []
+    for name, pts, r in [(name, o, res)] + ([("stock", t, stock)]
+                                            if stock else []):
+        for case in sorted({k[0] for k in pts}):
+            ns = sorted(n for c, n in pts if c == case)
+            if len(ns) >= 2:
+                slopes.append("%s, %s %.1f" % (
+                    name, case, (insns(r, pts[(case, ns[-1])]) -
+                                 insns(r, pts[(case, ns[0])])) /
+                    (ns[-1] - ns[0])))
+    if slopes:
+        out += ["", "One more range filter in the walk costs (end points, "
+                "(cost(N max) - cost(N min)) / (N max - N min), %s per "
+                "packet): %s." % ("insns" if res["meta"].get("ns_per_insn")
+                                  else "ns", "; ".join(slopes))]
+    return out
+
+
+def issue_numbers(res, stock):
+    """Issue 31's classify numbers, each with the measured value and
+    whether it holds (a number not measured in these runs says so)."""
+    out = []
+    pts = sorted((p for p in res["points"] if p["classifier"] == "flower"),
+                 key=lambda p: (p["rules"], p["case"] != "last"))
+    if pts:
+        one = pts[0]
+        bad = [p for p in pts if p["ratio"] > ONE_MASK_MAX]
+        out.append("- **One mask <= %.2fx matchall** (flower, one "
+                   "instance): %.3fx at %d rule%s; %s: **%s**." % (
+                       ONE_MASK_MAX, one["ratio"], one["rules"],
+                       "" if one["rules"] == 1 else "s",
+                       ", ".join("%.3fx at %d rules, %s rule's key" % (
+                           p["ratio"], p["rules"], p["case"])
+                           for p in pts[1:]) or "no other point",
+                       "holds" if not bad else
+                       "does NOT hold at %s" % ", ".join(
+                           "%d rules (%s)" % (p["rules"], p["case"])
+                           for p in bad)))
+    else:
+        out.append("- One mask <= %.2fx matchall: not measured in this "
+                   "run." % ONE_MASK_MAX)
+    if stock:
+        _, by = mask_runs(res, stock)
+        o = by.get(("ours", "flower-masks-1prio"), {}).get(MASKS_1PRIO_M)
+        t = by.get(("stock", "flower-masks-1prio"), {}).get(MASKS_1PRIO_M)
+        if o and t:
+            r = insns(res, o) / insns(stock, t)
+            out.append("- **M = %d masks in one prio <= %.2fx stock:** "
+                       "ours %.0f, stock %.0f %s/packet, %.2fx: **%s**."
+                       % (MASKS_1PRIO_M, MASKS_1PRIO_MAX, insns(res, o),
+                          insns(stock, t), "insns" if
+                          res["meta"].get("ns_per_insn") else "ns", r,
+                          "holds" if r <= MASKS_1PRIO_MAX else
+                          "does NOT hold"))
+        else:
+            out.append("- M = %d masks in one prio <= %.2fx stock: not "
+                       "measured on both kernels." % (MASKS_1PRIO_M,
+                                                      MASKS_1PRIO_MAX))
+        o, t = range_points(res), range_points(stock)
+        both = sorted(set(o) & set(t), key=lambda k: (k[1], k[0]))
+        if both:
+            rs = [(k, insns(res, o[k]) / insns(stock, t[k])) for k in both]
+            bad = [(k, r) for k, r in rs if r > RANGE_MAX_VS_STOCK]
+            out.append("- **Range filters (N = %s in one mask): ours <= "
+                       "stock per packet:** ours / stock %s: **%s**." % (
+                           ", ".join(str(n) for n in
+                                     sorted({k[1] for k in both})),
+                           ", ".join("%.2fx (N=%d, %s)" % (r, k[1], k[0])
+                                     for k, r in rs),
+                           "holds" if not bad else
+                           "does NOT hold at %s" % ", ".join(
+                               "N=%d %s" % (k[1], k[0]) for k, _ in bad)))
+        else:
+            out.append("- Range filters, ours <= stock: not measured on "
+                       "both kernels.")
+    else:
+        out.append("- M = %d masks in one prio and the range filters "
+                   "against stock: need a stock run (`make bench "
+                   "VARIANT=stock`)." % MASKS_1PRIO_M)
+    return out
+
+
 def verdicts(res):
     c = res["criteria"]
     out = []
@@ -417,7 +546,7 @@ def stock_table(res, stock):
                      for p in r["points"]}
     a, b = key(res), key(stock)
     for n in sorted({p["rules"] for p in res["points"] if p["rules"] > 0
-                     and p["classifier"] not in MASK_KINDS}):
+                     and p["classifier"] not in GROUPED_KINDS}):
         for case in ("last", "first"):
             row = [a.get(("flower", case, n)), b.get(("flower", case, n)),
                    a.get(("flower-prios", case, n)),
@@ -447,10 +576,11 @@ def table(res, stock):
     m = res["meta"]
     out = ["# Classifier benchmark: %s kernel %s" % (m["variant"],
                                                       m["kernel"]), "",
-           "Run %s, %s guest, %d vCPU, %s, median of %d (test, "
+           "Run %s%s, %s guest, %d vCPU, %s, median of %d (test, "
            "matchall) run pairs of %g s per point; the script took %.0f s "
            "of guest time. See bench/README.md for the method." % (
-               m["date"], m["accel"].upper(), m["cpus"],
+               m["date"], " of commit %s" % m["commit"]
+               if m.get("commit") else "", m["accel"].upper(), m["cpus"],
                ("time base QEMU -icount: %d ns of guest time per guest "
                 "instruction, so rates count instructions, independent of "
                 "host load" % m["ns_per_insn"]) if m.get("ns_per_insn")
@@ -509,17 +639,48 @@ def table(res, stock):
                     "in M.",
                     ""] + sl
         out += [""] + masks_notes(res, stock)
+    rt = range_table(res, stock)
+    if rt:
+        m2 = res["meta"]
+        out += ["", "## Port ranges", "",
+                "N filters `ip_proto udp dst_port LO-HI` in prio 1 "
+                "(N = %s; handles 1..N, disjoint ranges of %s ports from "
+                "%s up, so one mask), and a matchall drop at prio 2. A "
+                "mask with ranges is walked filter by filter in the "
+                "order the filters came, on both kernels; each filter "
+                "whose range holds the packet's port is tried with a "
+                "hash lookup. The packet's UDP destination port is in "
+                "the last-inserted range (the whole walk, then one "
+                "lookup that hits) or in none (port %s: the whole walk, "
+                "no lookup, then prio 2's matchall). pktgen sends UDP "
+                "only; tcp ports are dissected the same way. %s per "
+                "packet and x matchall-drop cost in the same run%s." % (
+                    ", ".join(str(x) for x in m2.get("ranges", [])),
+                    m2.get("range_width", "?"), m2.get("range_base", "?"),
+                    m2.get("range_miss_port", "?"),
+                    "Guest instructions" if m2.get("ns_per_insn") else
+                    "Wall-clock ns",
+                    "; ours / stock below 1: ours is cheaper"
+                    if stock else ""), ""] + rt
+    if any(p["classifier"] in GROUPED_KINDS + ("flower",)
+           for p in res["points"]):
+        out += ["", "## Issue 31's classify numbers", ""] + \
+            issue_numbers(res, stock)
     if stock:
         out += ["", "## Stock cls_flower (same method, `--variant stock`, "
-                "kernel %s)" % stock["meta"]["kernel"], "", same_kernel(
+                "kernel %s%s)" % (stock["meta"]["kernel"],
+                                  ", commit %s" % stock["meta"]["commit"]
+                                  if stock["meta"].get("commit") else ""),
+                "", same_kernel(
                     res, stock), ""]
         out += stock_table(res, stock)
         out += ["", "Stock acceptance:", ""] + verdicts(stock)
-    out += ["", "## Control plane", "",
-            "Memory per filter includes its gact action; Slab from "
-            "/proc/meminfo, before/after the insert (vmalloc: rhashtable "
-            "and idr arrays).", ""]
-    out += control_table(res)
+    if res["control"] or (stock and stock["control"]):
+        out += ["", "## Control plane", "",
+                "Memory per filter includes its gact action; Slab from "
+                "/proc/meminfo, before/after the insert (vmalloc: "
+                "rhashtable and idr arrays).", ""]
+        out += control_table(res)
     if stock and stock["control"]:
         out += control_table(stock, " [stock]")[2:]
         vs = control_vs_stock(res, stock)
