@@ -83,8 +83,7 @@ def ip_protos(ipp):
 
 # --- ours' extack messages, by class (substrings of the messages) ----------
 PREREQ_MSGS = ('Key requires',)
-UNSUPPORTED_MSGS = ('Only Geneve tunnel options are supported',
-                    'Unsupported flower key flags')
+UNSUPPORTED_MSGS = ('Unsupported flower key flags',)
 RANGE_MSGS = ('VLAN id must be below', 'VLAN priority must be below',
               'TCP flags mask has bits above 0xfff')
 STACKED_MSGS = ('Stacked VLAN tags are not supported',)
