@@ -7,7 +7,8 @@ A row says:
   mask    the attribute carrying its mask, None for an exact key
   member  the struct fl_flow_key member it fills
   need    what the filter must give for the key to apply (enum fl_need,
-          without FL_NEED_; flower/needs.py)
+          without FL_NEED_; flower/needs.py): without it the key is
+          ignored, with a warning
   width   the member's (and the attributes') length in bytes
   tc      the word tc's flower takes for it (tc -j prints the same word,
           but "icmp_type"/"icmp_code" for "type"/"code"); None: tc 6.1
@@ -21,7 +22,10 @@ A row says:
           (None: the key is the filter's protocol shape, ip_proto or an
           inner ethertype, which the generator sets itself; or the hash,
           which is the skb's, not the frame's)
-  bits    the value bits that are valid (wider values are refused)
+  bits    the value bits a packet can carry.  Wider values: MPLS fields
+          are refused (as on stock); VLAN ids and priorities are masked
+          to these bits and unknown ip_flags bits dropped, TCP flag
+          bits above them kept, each with a warning (flower/needs.py)
   table   True: a row of cls_flower.c's fl_keys[], parsed and dumped by the
           table; False: parsed by its own function (fl_set_key_vlans(),
           fl_set_key_ip_flags(), fl_set_key_mpls(), fl_set_key_pppoe())
@@ -64,14 +68,14 @@ KEYS = (
          'num_of_vlans', 'vlan', 'ntags', bits=0x3),
     _row('pppoe_sid', 'PPPOE_SID', X, 'pppoe.session_id', 'PPPOE', 2,
          'pppoe_sid', 'pppoe', 'pppoe.sid'),
-    _row('ipv4_src', 'IPV4_SRC', M, 'ipv4.src', 'IPV4', 4, 'src_ip',
+    _row('ipv4_src', 'IPV4_SRC', M, 'ipv4.src', 'NONE', 4, 'src_ip',
          'core', 'ip.src'),
-    _row('ipv4_dst', 'IPV4_DST', M, 'ipv4.dst', 'IPV4', 4, 'dst_ip',
+    _row('ipv4_dst', 'IPV4_DST', M, 'ipv4.dst', 'NONE', 4, 'dst_ip',
          'core', 'ip.dst'),
-    _row('ipv6_src', 'IPV6_SRC', M, 'ipv6.src', 'IPV6', 16, 'src_ip',
-         'core', 'ip.src'),
-    _row('ipv6_dst', 'IPV6_DST', M, 'ipv6.dst', 'IPV6', 16, 'dst_ip',
-         'core', 'ip.dst'),
+    _row('ipv6_src', 'IPV6_SRC', M, 'ipv6.src', 'NO_IPV4_ADDRS', 16,
+         'src_ip', 'core', 'ip.src'),
+    _row('ipv6_dst', 'IPV6_DST', M, 'ipv6.dst', 'NO_IPV4_ADDRS', 16,
+         'dst_ip', 'core', 'ip.dst'),
     _row('ip_tos', 'IP_TOS', M, 'ip.tos', 'IP', 1, 'ip_tos',
          'tos_ttl', 'ip.tos'),
     _row('ip_ttl', 'IP_TTL', M, 'ip.ttl', 'IP', 1, 'ip_ttl',
@@ -126,16 +130,18 @@ KEYS = (
     _row('enc_key_id', 'ENC_KEY_ID', X, 'enc_keyid.keyid', 'NONE', 4,
          'enc_key_id', 'tunnel',
          'tun.vni'),
-    _row('enc_ipv4_src', 'ENC_IPV4_SRC', M, 'enc_ipv4.src', 'ENC_IPV4', 4,
+    _row('enc_ipv4_src', 'ENC_IPV4_SRC', M, 'enc_ipv4.src',
+         'NO_ENC_IPV6_ADDRS', 4,
          'enc_src_ip', 'tunnel',
          'tun.src'),
-    _row('enc_ipv4_dst', 'ENC_IPV4_DST', M, 'enc_ipv4.dst', 'ENC_IPV4', 4,
+    _row('enc_ipv4_dst', 'ENC_IPV4_DST', M, 'enc_ipv4.dst',
+         'NO_ENC_IPV6_ADDRS', 4,
          'enc_dst_ip', 'tunnel',
          'tun.dst'),
-    _row('enc_ipv6_src', 'ENC_IPV6_SRC', M, 'enc_ipv6.src', 'ENC_IPV6', 16,
+    _row('enc_ipv6_src', 'ENC_IPV6_SRC', M, 'enc_ipv6.src', 'NONE', 16,
          'enc_src_ip', 'tunnel',
          'tun.src'),
-    _row('enc_ipv6_dst', 'ENC_IPV6_DST', M, 'enc_ipv6.dst', 'ENC_IPV6', 16,
+    _row('enc_ipv6_dst', 'ENC_IPV6_DST', M, 'enc_ipv6.dst', 'NONE', 16,
          'enc_dst_ip', 'tunnel',
          'tun.dst'),
     _row('enc_udp_src', 'ENC_UDP_SRC_PORT', M, 'enc_tp.src', 'NONE', 2,

@@ -1,20 +1,29 @@
 # SPDX-License-Identifier: GPL-2.0
 """flower.needs - what a key needs of the filter, and what ours says if not.
 
-Ours refuses a key whose prerequisite the filter does not give (stock
-accepts it and ignores it): enum fl_need, fl_need_met() and fl_need_msg[]
-in kernel/net/sched/cls_flower.c.  NEEDS is the enum in its order,
-MESSAGES the extack text of each; flower/tests/test_keys.py checks both
-against the C source.
+A request the in-tree flower accepts is accepted by ours and treated as
+stock treats it (series step 22): a key whose prerequisite the filter
+does not give is ignored, as stock ignores it, and ours says so with an
+extack warning (tc prints it as "Warning:" on success).  enum fl_need,
+fl_need_met() and fl_need_msg[] in kernel/net/sched/cls_flower.c; NEEDS
+is the enum in its order, MESSAGES the warning of each;
+flower/tests/test_keys.py checks both against the C source.
 
 PROTO_RULES says, for the needs that are only about the filter's
 protocol and ip_proto, which ethertypes and IP protocol satisfy them
 (either None: anything; the IP protocol is one number, or a frozenset of
 them for L4, the port ranges' need: tcp, udp or sctp).  The others are
 about the filter's shape: VLAN / CVLAN (an outer / inner tag: a TPID, or
-num_of_vlans above 0 / 1), PPPOE (a PPPoE session ethertype), ENC_IPV4 /
-ENC_IPV6 (the tunnel's family, from its addresses); each tool models
-those its own way.
+num_of_vlans above 0 / 1), PPPOE (a PPPoE session ethertype),
+NO_IPV4_ADDRS (IPv6 addresses count only in a filter without IPv4 ones,
+as on stock), NO_ENC_IPV6_ADDRS (IPv4 tunnel addresses count only in a
+filter without IPv6 ones: stock keeps them, matches no packet, and dumps
+the IPv6 ones alone; docs/leniency.md); each tool models those its own
+way.
+
+WARNINGS are ours' other warnings, each on a request stock accepts
+silently, and what both kernels then do (docs/leniency.md has the table);
+the test checks each is a string of the C source.
 
 The message classes at the end group ours' extack messages by why a
 request is refused; the comparison reports name a difference by them.
@@ -22,28 +31,53 @@ request is refused; the comparison reports name a difference by them.
 
 from flower.uapi import ETH_P, IP_PROTO
 
-NEEDS = ('NONE', 'IP', 'IPV4', 'IPV6', 'TCP', 'UDP', 'SCTP', 'L4', 'ICMPV4',
-         'ICMPV6', 'ARP', 'VLAN', 'CVLAN', 'MPLS', 'PPPOE', 'L2TP',
-         'ENC_IPV4', 'ENC_IPV6')
+NEEDS = ('NONE', 'IP', 'NO_IPV4_ADDRS', 'NO_ENC_IPV6_ADDRS', 'TCP', 'UDP', 'SCTP', 'L4', 'ICMPV4',
+         'ICMPV6', 'ARP', 'VLAN', 'CVLAN', 'MPLS', 'PPPOE', 'L2TP')
 
 MESSAGES = {
-    'IP': 'Key requires protocol ip or ipv6',
-    'IPV4': 'Key requires protocol ip',
-    'IPV6': 'Key requires protocol ipv6',
-    'TCP': 'Key requires ip_proto tcp',
-    'UDP': 'Key requires ip_proto udp',
-    'SCTP': 'Key requires ip_proto sctp',
-    'L4': 'Key requires ip_proto tcp, udp or sctp',
-    'ICMPV4': 'Key requires protocol ip and ip_proto icmp',
-    'ICMPV6': 'Key requires protocol ipv6 and ip_proto icmpv6',
-    'ARP': 'Key requires protocol arp or rarp',
-    'VLAN': 'Key requires protocol 802.1q or 802.1ad',
-    'CVLAN': 'Key requires vlan_ethtype 802.1q or 802.1ad',
-    'MPLS': 'Key requires protocol mpls_uc or mpls_mc',
-    'PPPOE': 'Key requires protocol ppp_ses',
-    'L2TP': 'Key requires ip_proto l2tp',
-    'ENC_IPV4': 'Key requires an IPv4 tunnel',
-    'ENC_IPV6': 'Key requires an IPv6 tunnel',
+    'IP': 'Key ignored: it requires protocol ip or ipv6',
+    'NO_IPV4_ADDRS': 'Key ignored: IPv6 addresses do not count beside IPv4 ones',
+    'NO_ENC_IPV6_ADDRS': ('Key ignored: IPv4 tunnel addresses do not count '
+                          'beside IPv6 ones'),
+    'TCP': 'Key ignored: it requires ip_proto tcp',
+    'UDP': 'Key ignored: it requires ip_proto udp',
+    'SCTP': 'Key ignored: it requires ip_proto sctp',
+    'L4': 'Key ignored: it requires ip_proto tcp, udp or sctp',
+    'ICMPV4': 'Key ignored: it requires protocol ip and ip_proto icmp',
+    'ICMPV6': 'Key ignored: it requires protocol ipv6 and ip_proto icmpv6',
+    'ARP': 'Key ignored: it requires protocol arp or rarp',
+    'VLAN': 'Key ignored: it requires protocol 802.1q or 802.1ad',
+    'CVLAN': 'Key ignored: it requires vlan_ethtype 802.1q or 802.1ad',
+    'MPLS': 'Key ignored: it requires protocol mpls_uc or mpls_mc',
+    'PPPOE': 'Key ignored: it requires protocol ppp_ses',
+    'L2TP': 'Key ignored: it requires ip_proto l2tp',
+}
+
+# name -> warning; what stock does silently with such a request, and ours
+# does with the warning
+WARNINGS = {
+    # a *_MASK attribute (or ENC_OPTS_MASK, KEY_FLAGS_MASK) without its key
+    'mask_without_key': 'Mask given without its key: ignored',
+    # vlan_id/cvlan_id > 4095, vlan_prio/cvlan_prio > 7: masked
+    'vlan_id': 'VLAN id above 4095: its low 12 bits are matched',
+    'vlan_prio': 'VLAN priority above 7: its low 3 bits are matched',
+    # kept as given: a set bit above 0xfff in key and mask never matches
+    'tcp_flags': 'TCP flags mask has bits above 0xfff, which no packet sets',
+    # ip_flags bits other than frag and firstfrag: dropped from key and mask
+    'ip_flags': 'Unknown flower key flags ignored: only frag and firstfrag',
+    # TCA_FLOWER_KEY_ETH_TYPE unlike the filter's protocol (not all): kept
+    'eth_type': ("Key eth_type differs from the filter's protocol: "
+                 "a packet must have both"),
+    # IPv4 addresses with an exact ethertype other than ip, IPv6 ones with
+    # one other than ipv6: kept, and no packet matches
+    'addr_family': ("Address key of another family than the filter's "
+                    "protocol: no packet matches"),
+    # attribute types above TCA_FLOWER_MAX: ignored
+    'unknown_attr': 'Unknown flower attribute type ignored',
+    # TCA_FLOWER_IN_HW_COUNT in a request: ignored
+    'in_hw_count': 'TCA_FLOWER_IN_HW_COUNT is only dumped: ignored',
+    # a fixed-size attribute longer than its type: its first bytes are used
+    'attr_long': 'Flower attribute longer than its type: its first bytes are used',
 }
 
 _IP, _IPV6 = ETH_P['ip'], ETH_P['ipv6']
@@ -53,8 +87,6 @@ _IP, _IPV6 = ETH_P['ip'], ETH_P['ipv6']
 PROTO_RULES = {
     'NONE': (None, None),
     'IP': ({_IP, _IPV6}, None),
-    'IPV4': ({_IP}, None),
-    'IPV6': ({_IPV6}, None),
     'TCP': (None, IP_PROTO['tcp']),
     'UDP': (None, IP_PROTO['udp']),
     'SCTP': (None, IP_PROTO['sctp']),
@@ -82,23 +114,13 @@ def ip_protos(ipp):
 
 
 # --- ours' extack messages, by class (substrings of the messages) ----------
-PREREQ_MSGS = ('Key requires',)
-UNSUPPORTED_MSGS = ('Unsupported flower key flags',)
-RANGE_MSGS = ('VLAN id must be below', 'VLAN priority must be below',
-              'TCP flags mask has bits above 0xfff')
-STACKED_MSGS = ('Stacked VLAN tags are not supported',)
+WARNING_MSGS = tuple(MESSAGES.values()) + tuple(WARNINGS.values())
 # skip_sw where a device of the block cannot offload: cls_api refuses it
 # on both kernels before any driver is asked; only ours says why
 SKIP_SW_MSG = 'skip_sw filter not taken: a device of the block cannot offload'
-# requests both kernels refuse, in other words (or stock accepts and
-# ignores): malformed attributes, keys without their prerequisite, flag
+# requests both kernels refuse, in other words: malformed attributes, flag
 # and ct_state sets no packet has
 REFUSED_INPUT_MSGS = (
-    'Unknown flower attribute type', 'Flower attribute has a wrong length',
-    'Mask given without its key') + PREREQ_MSGS + (
-    'VLAN id must be below', 'VLAN priority must', 'Stacked VLAN',
     'Invalid flower flags', SKIP_SW_MSG,
-    "differs from the filter's protocol",
-    'tunnel addresses cannot be combined',
     'ct_state flags other than trk need', 'ct_state +new excludes',
     'ct_state +inv goes')

@@ -354,6 +354,16 @@ def report_error(err):
     return code
 
 
+def report_warning(err):
+    """Print the extack message of a successful request like tc does.
+    pyroute2 0.7 reads the attributes of such an ACK from the wrong offset
+    (the request's header, capped, comes first), so it often has none."""
+    extack = err.args[1] if len(err.args) > 1 else None
+    if extack and extack != os.strerror(0):
+        print('Warning: %s%s' % (extack, '' if extack.endswith('.') else '.'),
+              file=sys.stderr)
+
+
 def batch(argv, send=None):
     """flowernl.py batch: see the module's help.  `send(args)` runs one
     request (default: main)."""
@@ -417,7 +427,12 @@ def main(argv=None):
             replies = ipr.nlm_request(msg, msg_type=msg_type,
                                       msg_flags=flags)
         except NetlinkError as err:
-            return report_error(err)
+            if err.code:
+                return report_error(err)
+            # an ACK that carries a message: the request succeeded with a
+            # warning, which pyroute2 raises; tc prints it so
+            report_warning(err)
+            return 0
         if args.command in ('get', 'show'):
             filters = [filter_json(m) for m in replies
                        if m['header']['type'] == RTM_NEWTFILTER]

@@ -219,12 +219,15 @@ struct fl_tmplt {
 	struct flow_dissector dissector;	/* for drivers */
 };
 
-/* What the filter's protocol and ip_proto must be for a key to apply */
+/* What the filter's protocol and ip_proto must be for a key to apply.  A
+ * key whose need is not met is ignored, as the in-tree flower has always
+ * ignored it, and the request is told so with a warning.
+ */
 enum fl_need {
 	FL_NEED_NONE,
 	FL_NEED_IP,
-	FL_NEED_IPV4,
-	FL_NEED_IPV6,
+	FL_NEED_NO_IPV4_ADDRS,
+	FL_NEED_NO_ENC_IPV6_ADDRS,
 	FL_NEED_TCP,
 	FL_NEED_UDP,
 	FL_NEED_SCTP,
@@ -237,28 +240,26 @@ enum fl_need {
 	FL_NEED_MPLS,
 	FL_NEED_PPPOE,
 	FL_NEED_L2TP,
-	FL_NEED_ENC_IPV4,
-	FL_NEED_ENC_IPV6,
 };
 
 static const char * const fl_need_msg[] = {
-	[FL_NEED_IP]	 = "Key requires protocol ip or ipv6",
-	[FL_NEED_IPV4]	 = "Key requires protocol ip",
-	[FL_NEED_IPV6]	 = "Key requires protocol ipv6",
-	[FL_NEED_TCP]	 = "Key requires ip_proto tcp",
-	[FL_NEED_UDP]	 = "Key requires ip_proto udp",
-	[FL_NEED_SCTP]	 = "Key requires ip_proto sctp",
-	[FL_NEED_L4]	 = "Key requires ip_proto tcp, udp or sctp",
-	[FL_NEED_ICMPV4] = "Key requires protocol ip and ip_proto icmp",
-	[FL_NEED_ICMPV6] = "Key requires protocol ipv6 and ip_proto icmpv6",
-	[FL_NEED_ARP]	 = "Key requires protocol arp or rarp",
-	[FL_NEED_VLAN]	 = "Key requires protocol 802.1q or 802.1ad",
-	[FL_NEED_CVLAN]	 = "Key requires vlan_ethtype 802.1q or 802.1ad",
-	[FL_NEED_MPLS]	 = "Key requires protocol mpls_uc or mpls_mc",
-	[FL_NEED_PPPOE]	 = "Key requires protocol ppp_ses",
-	[FL_NEED_L2TP]	 = "Key requires ip_proto l2tp",
-	[FL_NEED_ENC_IPV4] = "Key requires an IPv4 tunnel",
-	[FL_NEED_ENC_IPV6] = "Key requires an IPv6 tunnel",
+	[FL_NEED_IP]	 = "Key ignored: it requires protocol ip or ipv6",
+	[FL_NEED_NO_IPV4_ADDRS] =
+		"Key ignored: IPv6 addresses do not count beside IPv4 ones",
+	[FL_NEED_NO_ENC_IPV6_ADDRS] =
+		"Key ignored: IPv4 tunnel addresses do not count beside IPv6 ones",
+	[FL_NEED_TCP]	 = "Key ignored: it requires ip_proto tcp",
+	[FL_NEED_UDP]	 = "Key ignored: it requires ip_proto udp",
+	[FL_NEED_SCTP]	 = "Key ignored: it requires ip_proto sctp",
+	[FL_NEED_L4]	 = "Key ignored: it requires ip_proto tcp, udp or sctp",
+	[FL_NEED_ICMPV4] = "Key ignored: it requires protocol ip and ip_proto icmp",
+	[FL_NEED_ICMPV6] = "Key ignored: it requires protocol ipv6 and ip_proto icmpv6",
+	[FL_NEED_ARP]	 = "Key ignored: it requires protocol arp or rarp",
+	[FL_NEED_VLAN]	 = "Key ignored: it requires protocol 802.1q or 802.1ad",
+	[FL_NEED_CVLAN]	 = "Key ignored: it requires vlan_ethtype 802.1q or 802.1ad",
+	[FL_NEED_MPLS]	 = "Key ignored: it requires protocol mpls_uc or mpls_mc",
+	[FL_NEED_PPPOE]	 = "Key ignored: it requires protocol ppp_ses",
+	[FL_NEED_L2TP]	 = "Key ignored: it requires ip_proto l2tp",
 };
 
 /* One row per key that is a plain (value, mask) pair of a key member */
@@ -288,7 +289,7 @@ struct fl_key_desc {
 	FL_KEY(TCA_FLOWER_KEY_##_type, TCA_FLOWER_UNSPEC, _member, _need)
 
 /* Rows are parsed in this order, after the protocol (eth_type, VLAN and
- * PPPoE keys): IP_PROTO comes first because whether a later key applies
+ * PPPoE keys) and the address family: IP_PROTO comes first because whether a later key applies
  * can depend on it.  The TCP, UDP and SCTP ports share one member; the
  * filter's ip_proto tells which attribute dumps it.
  */
@@ -298,10 +299,10 @@ static const struct fl_key_desc fl_keys[] = {
 	FL_KEY_MASKED(ETH_SRC, eth.src, NONE),
 	FL_KEY_EXACT(NUM_OF_VLANS, num_of_vlans, NONE),
 	FL_KEY_EXACT(PPPOE_SID, pppoe.session_id, PPPOE),
-	FL_KEY_MASKED(IPV4_SRC, ipv4.src, IPV4),
-	FL_KEY_MASKED(IPV4_DST, ipv4.dst, IPV4),
-	FL_KEY_MASKED(IPV6_SRC, ipv6.src, IPV6),
-	FL_KEY_MASKED(IPV6_DST, ipv6.dst, IPV6),
+	FL_KEY_MASKED(IPV4_SRC, ipv4.src, NONE),
+	FL_KEY_MASKED(IPV4_DST, ipv4.dst, NONE),
+	FL_KEY_MASKED(IPV6_SRC, ipv6.src, NO_IPV4_ADDRS),
+	FL_KEY_MASKED(IPV6_DST, ipv6.dst, NO_IPV4_ADDRS),
 	FL_KEY_MASKED(IP_TOS, ip.tos, IP),
 	FL_KEY_MASKED(IP_TTL, ip.ttl, IP),
 	FL_KEY_MASKED(TCP_SRC, tp.src, TCP),
@@ -327,10 +328,10 @@ static const struct fl_key_desc fl_keys[] = {
 	FL_KEY_EXACT(L2TPV3_SID, l2tpv3.session_id, L2TP),
 	FL_KEY_MASKED(HASH, hash.hash, NONE),
 	FL_KEY_EXACT(ENC_KEY_ID, enc_keyid.keyid, NONE),
-	FL_KEY_MASKED(ENC_IPV4_SRC, enc_ipv4.src, ENC_IPV4),
-	FL_KEY_MASKED(ENC_IPV4_DST, enc_ipv4.dst, ENC_IPV4),
-	FL_KEY_MASKED(ENC_IPV6_SRC, enc_ipv6.src, ENC_IPV6),
-	FL_KEY_MASKED(ENC_IPV6_DST, enc_ipv6.dst, ENC_IPV6),
+	FL_KEY_MASKED(ENC_IPV4_SRC, enc_ipv4.src, NO_ENC_IPV6_ADDRS),
+	FL_KEY_MASKED(ENC_IPV4_DST, enc_ipv4.dst, NO_ENC_IPV6_ADDRS),
+	FL_KEY_MASKED(ENC_IPV6_SRC, enc_ipv6.src, NONE),
+	FL_KEY_MASKED(ENC_IPV6_DST, enc_ipv6.dst, NONE),
 	FL_KEY_MASKED(ENC_UDP_SRC_PORT, enc_tp.src, NONE),
 	FL_KEY_MASKED(ENC_UDP_DST_PORT, enc_tp.dst, NONE),
 	FL_KEY_MASKED(ENC_IP_TOS, enc_ip.tos, NONE),
@@ -341,28 +342,26 @@ static const struct fl_key_desc fl_keys[] = {
 	FL_KEY_MASKED(CT_LABELS, ct.ct_labels, NONE),
 };
 
-#define FL_EXACT_LEN(_member)						\
-	NLA_POLICY_EXACT_LEN(sizeof_field(struct fl_flow_key, _member))
+#define FL_MIN_LEN(_member)						\
+	NLA_POLICY_MIN_LEN(sizeof_field(struct fl_flow_key, _member))
 #define FL_MAX_LEN(_member)						\
 	{ .type = NLA_BINARY, .len = sizeof_field(struct fl_flow_key, _member) }
 
-/* Types and lengths of the attributes this classifier implements, parsed
- * strictly (exact lengths, no trailing data, no type outside the policy).
- * Only NLA_F_NESTED is not demanded: tc sets it, but older clients that
- * the in-tree flower accepts (Open vSwitch, pyroute2) do not.
+/* Types and lengths of the attributes, parsed as the in-tree flower has
+ * always parsed them (liberally): an attribute may be longer than its type
+ * and types above TCA_FLOWER_MAX are ignored.  fl_parse_opts() warns of
+ * each.  Strictness is for attributes this uAPI does not have yet.
  */
 static const struct nla_policy fl_policy[TCA_FLOWER_MAX + 1] = {
 	[TCA_FLOWER_CLASSID]		= { .type = NLA_U32 },
 	[TCA_FLOWER_INDEV]		= { .type = NLA_STRING },
 	[TCA_FLOWER_ACT]		= { .type = NLA_NESTED },
 	[TCA_FLOWER_FLAGS]		= { .type = NLA_U32 },
-	/* what a dump says; a request's is ignored, as it always was */
-	[TCA_FLOWER_IN_HW_COUNT]	= { .type = NLA_U32 },
 	[TCA_FLOWER_KEY_ETH_TYPE]	= { .type = NLA_U16 },
-	[TCA_FLOWER_KEY_ETH_DST]	= FL_EXACT_LEN(eth.dst),
-	[TCA_FLOWER_KEY_ETH_DST_MASK]	= FL_EXACT_LEN(eth.dst),
-	[TCA_FLOWER_KEY_ETH_SRC]	= FL_EXACT_LEN(eth.src),
-	[TCA_FLOWER_KEY_ETH_SRC_MASK]	= FL_EXACT_LEN(eth.src),
+	[TCA_FLOWER_KEY_ETH_DST]	= FL_MIN_LEN(eth.dst),
+	[TCA_FLOWER_KEY_ETH_DST_MASK]	= FL_MIN_LEN(eth.dst),
+	[TCA_FLOWER_KEY_ETH_SRC]	= FL_MIN_LEN(eth.src),
+	[TCA_FLOWER_KEY_ETH_SRC_MASK]	= FL_MIN_LEN(eth.src),
 	[TCA_FLOWER_KEY_VLAN_ID]	= { .type = NLA_U16 },
 	[TCA_FLOWER_KEY_VLAN_PRIO]	= { .type = NLA_U8 },
 	[TCA_FLOWER_KEY_VLAN_ETH_TYPE]	= { .type = NLA_U16 },
@@ -379,10 +378,10 @@ static const struct nla_policy fl_policy[TCA_FLOWER_MAX + 1] = {
 	[TCA_FLOWER_KEY_IPV4_SRC_MASK]	= { .type = NLA_U32 },
 	[TCA_FLOWER_KEY_IPV4_DST]	= { .type = NLA_U32 },
 	[TCA_FLOWER_KEY_IPV4_DST_MASK]	= { .type = NLA_U32 },
-	[TCA_FLOWER_KEY_IPV6_SRC]	= FL_EXACT_LEN(ipv6.src),
-	[TCA_FLOWER_KEY_IPV6_SRC_MASK]	= FL_EXACT_LEN(ipv6.src),
-	[TCA_FLOWER_KEY_IPV6_DST]	= FL_EXACT_LEN(ipv6.dst),
-	[TCA_FLOWER_KEY_IPV6_DST_MASK]	= FL_EXACT_LEN(ipv6.dst),
+	[TCA_FLOWER_KEY_IPV6_SRC]	= FL_MIN_LEN(ipv6.src),
+	[TCA_FLOWER_KEY_IPV6_SRC_MASK]	= FL_MIN_LEN(ipv6.src),
+	[TCA_FLOWER_KEY_IPV6_DST]	= FL_MIN_LEN(ipv6.dst),
+	[TCA_FLOWER_KEY_IPV6_DST_MASK]	= FL_MIN_LEN(ipv6.dst),
 	[TCA_FLOWER_KEY_IP_TOS]		= { .type = NLA_U8 },
 	[TCA_FLOWER_KEY_IP_TOS_MASK]	= { .type = NLA_U8 },
 	[TCA_FLOWER_KEY_IP_TTL]		= { .type = NLA_U8 },
@@ -419,10 +418,10 @@ static const struct nla_policy fl_policy[TCA_FLOWER_MAX + 1] = {
 	[TCA_FLOWER_KEY_ARP_SIP_MASK]	= { .type = NLA_U32 },
 	[TCA_FLOWER_KEY_ARP_TIP]	= { .type = NLA_U32 },
 	[TCA_FLOWER_KEY_ARP_TIP_MASK]	= { .type = NLA_U32 },
-	[TCA_FLOWER_KEY_ARP_SHA]	= FL_EXACT_LEN(arp.sha),
-	[TCA_FLOWER_KEY_ARP_SHA_MASK]	= FL_EXACT_LEN(arp.sha),
-	[TCA_FLOWER_KEY_ARP_THA]	= FL_EXACT_LEN(arp.tha),
-	[TCA_FLOWER_KEY_ARP_THA_MASK]	= FL_EXACT_LEN(arp.tha),
+	[TCA_FLOWER_KEY_ARP_SHA]	= FL_MIN_LEN(arp.sha),
+	[TCA_FLOWER_KEY_ARP_SHA_MASK]	= FL_MIN_LEN(arp.sha),
+	[TCA_FLOWER_KEY_ARP_THA]	= FL_MIN_LEN(arp.tha),
+	[TCA_FLOWER_KEY_ARP_THA_MASK]	= FL_MIN_LEN(arp.tha),
 	[TCA_FLOWER_KEY_MPLS_TTL]	= { .type = NLA_U8 },
 	[TCA_FLOWER_KEY_MPLS_BOS]	= { .type = NLA_U8 },
 	[TCA_FLOWER_KEY_MPLS_TC]	= { .type = NLA_U8 },
@@ -436,10 +435,10 @@ static const struct nla_policy fl_policy[TCA_FLOWER_MAX + 1] = {
 	[TCA_FLOWER_KEY_ENC_IPV4_SRC_MASK] = { .type = NLA_U32 },
 	[TCA_FLOWER_KEY_ENC_IPV4_DST]	= { .type = NLA_U32 },
 	[TCA_FLOWER_KEY_ENC_IPV4_DST_MASK] = { .type = NLA_U32 },
-	[TCA_FLOWER_KEY_ENC_IPV6_SRC]	= FL_EXACT_LEN(enc_ipv6.src),
-	[TCA_FLOWER_KEY_ENC_IPV6_SRC_MASK] = FL_EXACT_LEN(enc_ipv6.src),
-	[TCA_FLOWER_KEY_ENC_IPV6_DST]	= FL_EXACT_LEN(enc_ipv6.dst),
-	[TCA_FLOWER_KEY_ENC_IPV6_DST_MASK] = FL_EXACT_LEN(enc_ipv6.dst),
+	[TCA_FLOWER_KEY_ENC_IPV6_SRC]	= FL_MIN_LEN(enc_ipv6.src),
+	[TCA_FLOWER_KEY_ENC_IPV6_SRC_MASK] = FL_MIN_LEN(enc_ipv6.src),
+	[TCA_FLOWER_KEY_ENC_IPV6_DST]	= FL_MIN_LEN(enc_ipv6.dst),
+	[TCA_FLOWER_KEY_ENC_IPV6_DST_MASK] = FL_MIN_LEN(enc_ipv6.dst),
 	[TCA_FLOWER_KEY_ENC_UDP_SRC_PORT] = { .type = NLA_U16 },
 	[TCA_FLOWER_KEY_ENC_UDP_SRC_PORT_MASK] = { .type = NLA_U16 },
 	[TCA_FLOWER_KEY_ENC_UDP_DST_PORT] = { .type = NLA_U16 },
@@ -555,6 +554,17 @@ static void fl_set_err(struct netlink_ext_ack *extack,
 		NL_SET_BAD_ATTR(extack, nla);
 		extack->_msg = msg;
 	}
+}
+
+/* A warning on a request that succeeds (tc prints it as "Warning:").
+ * Netlink carries one message: the first warning stays, and an error set
+ * later replaces it.
+ */
+static void fl_warn(struct netlink_ext_ack *extack, const char *msg)
+{
+	do_trace_netlink_extack(msg);
+	if (extack && !extack->_msg)
+		extack->_msg = msg;
 }
 
 /* tp->root is set by fl_init() and freed after fl_destroy(); every
@@ -1176,23 +1186,45 @@ static void fl_put(struct tcf_proto *tp, void *arg)
 	fl_filter_put(arg);
 }
 
-/* Attributes this classifier does not implement are refused by name */
-static int fl_check_supported(const struct nlattr *opts,
+/* The length of a fixed-size attribute of policy @pt, or 0 */
+static int fl_attr_len(const struct nla_policy *pt)
+{
+	switch (pt->type) {
+	case NLA_U8:
+		return sizeof(u8);
+	case NLA_U16:
+		return sizeof(u16);
+	case NLA_U32:
+		return sizeof(u32);
+	case NLA_BINARY:
+		return pt->validation_type == NLA_VALIDATE_MIN ? pt->min : 0;
+	default:
+		return 0;
+	}
+}
+
+/* Says what the liberal parse let through without a word */
+static void fl_warn_lax_attrs(const struct nlattr *opts,
 			      struct netlink_ext_ack *extack)
 {
 	const struct nlattr *nla;
-	int rem;
+	int rem, len;
 
 	nla_for_each_nested(nla, opts, rem) {
 		int type = nla_type(nla);
 
 		if (type <= TCA_FLOWER_UNSPEC || type > TCA_FLOWER_MAX) {
-			NL_SET_ERR_MSG_ATTR(extack, nla,
-					    "Unknown flower attribute type");
-			return -EOPNOTSUPP;
+			fl_warn(extack, "Unknown flower attribute type ignored");
+			continue;
 		}
+		if (type == TCA_FLOWER_IN_HW_COUNT)
+			fl_warn(extack,
+				"TCA_FLOWER_IN_HW_COUNT is only dumped: ignored");
+		len = fl_attr_len(&fl_policy[type]);
+		if (len && nla_len(nla) > len)
+			fl_warn(extack,
+				"Flower attribute longer than its type: its first bytes are used");
 	}
-	return 0;
 }
 
 /* Every attribute is checked before any is used */
@@ -1206,12 +1238,11 @@ static int fl_parse_opts(struct nlattr *opts, struct nlattr **tb,
 		return -EINVAL;
 	}
 
-	err = fl_check_supported(opts, extack);
-	if (err)
-		return err;
-
-	return __nla_parse(tb, TCA_FLOWER_MAX, nla_data(opts), nla_len(opts),
-			   fl_policy, FL_NLA_VALIDATE, extack);
+	err = __nla_parse(tb, TCA_FLOWER_MAX, nla_data(opts), nla_len(opts),
+			  fl_policy, NL_VALIDATE_LIBERAL, extack);
+	if (!err)
+		fl_warn_lax_attrs(opts, extack);
+	return err;
 }
 
 static int fl_set_flags(struct nlattr **tb, u32 *flags,
@@ -1242,13 +1273,6 @@ static bool fl_ip_proto_is(const struct fl_flow_key *key,
 	return mask->basic.ip_proto == 0xff && key->basic.ip_proto == ip_proto;
 }
 
-static bool fl_tunnel_is(const struct fl_flow_key *key,
-			 const struct fl_flow_key *mask, u16 addr_type)
-{
-	return mask->enc_control.addr_type == (u16)~0 &&
-	       key->enc_control.addr_type == addr_type;
-}
-
 /* num_of_vlans is an exact key: zero when the filter does not give it */
 static u8 fl_num_of_vlans(const struct fl_flow_key *key)
 {
@@ -1264,10 +1288,11 @@ static bool fl_need_met(const struct fl_flow_key *key,
 	case FL_NEED_IP:
 		return fl_proto_is(key, mask, ETH_P_IP) ||
 		       fl_proto_is(key, mask, ETH_P_IPV6);
-	case FL_NEED_IPV4:
-		return fl_proto_is(key, mask, ETH_P_IP);
-	case FL_NEED_IPV6:
-		return fl_proto_is(key, mask, ETH_P_IPV6);
+	case FL_NEED_NO_IPV4_ADDRS:
+		return key->control.addr_type != FLOW_DISSECTOR_KEY_IPV4_ADDRS;
+	case FL_NEED_NO_ENC_IPV6_ADDRS:
+		return key->enc_control.addr_type !=
+		       FLOW_DISSECTOR_KEY_IPV6_ADDRS;
 	case FL_NEED_TCP:
 		return fl_ip_proto_is(key, mask, IPPROTO_TCP);
 	case FL_NEED_UDP:
@@ -1298,10 +1323,6 @@ static bool fl_need_met(const struct fl_flow_key *key,
 		return mask->pppoe.type;
 	case FL_NEED_L2TP:
 		return fl_ip_proto_is(key, mask, IPPROTO_L2TP);
-	case FL_NEED_ENC_IPV4:
-		return fl_tunnel_is(key, mask, FLOW_DISSECTOR_KEY_IPV4_ADDRS);
-	case FL_NEED_ENC_IPV6:
-		return fl_tunnel_is(key, mask, FLOW_DISSECTOR_KEY_IPV6_ADDRS);
 	}
 	return false;
 }
@@ -1318,19 +1339,19 @@ static struct nlattr *fl_first_attr(struct nlattr **tb, const int *attrs,
 	return NULL;
 }
 
-/* Refuses the first of @attrs present in @tb when @need is not met */
-static int fl_check_need(struct nlattr **tb, const int *attrs, int n,
-			 const struct fl_flow_key *key,
-			 const struct fl_flow_key *mask, enum fl_need need,
-			 struct netlink_ext_ack *extack)
+/* False, with a warning, when one of @attrs is in @tb but @need is not
+ * met: then the caller leaves those keys out
+ */
+static bool fl_check_need(struct nlattr **tb, const int *attrs, int n,
+			  const struct fl_flow_key *key,
+			  const struct fl_flow_key *mask, enum fl_need need,
+			  struct netlink_ext_ack *extack)
 {
-	struct nlattr *nla = fl_first_attr(tb, attrs, n);
-
-	if (nla && !fl_need_met(key, mask, need)) {
-		fl_set_err(extack, nla, fl_need_msg[need]);
-		return -EINVAL;
+	if (fl_first_attr(tb, attrs, n) && !fl_need_met(key, mask, need)) {
+		fl_warn(extack, fl_need_msg[need]);
+		return false;
 	}
-	return 0;
+	return true;
 }
 
 /* tcf_change_indev() looks the name up as RTNL's holder may; requests
@@ -1364,36 +1385,34 @@ static int fl_set_key_indev(struct net *net, struct nlattr **tb,
 }
 
 /* The id, priority and TPID (0: any) of one tag; its inner ethertype is
- * the caller's
+ * the caller's.  Wider ids and priorities are masked to their bits, as the
+ * in-tree flower has always done.
  */
-static int fl_set_key_tag(struct nlattr *vid, struct nlattr *prio,
-			  __be16 tpid, struct flow_dissector_key_vlan *key,
-			  struct flow_dissector_key_vlan *mask,
-			  struct netlink_ext_ack *extack)
+static void fl_set_key_tag(struct nlattr *vid, struct nlattr *prio,
+			   __be16 tpid, struct flow_dissector_key_vlan *key,
+			   struct flow_dissector_key_vlan *mask,
+			   struct netlink_ext_ack *extack)
 {
+	const u8 prio_mask = VLAN_PRIO_MASK >> VLAN_PRIO_SHIFT;
+
 	if (vid) {
-		if (nla_get_u16(vid) > VLAN_VID_MASK) {
-			NL_SET_ERR_MSG_ATTR(extack, vid,
-					    "VLAN id must be below 4096");
-			return -EINVAL;
-		}
-		key->vlan_id = nla_get_u16(vid);
+		if (nla_get_u16(vid) & ~VLAN_VID_MASK)
+			fl_warn(extack,
+				"VLAN id above 4095: its low 12 bits are matched");
+		key->vlan_id = nla_get_u16(vid) & VLAN_VID_MASK;
 		mask->vlan_id = VLAN_VID_MASK;
 	}
 	if (prio) {
-		if (nla_get_u8(prio) > VLAN_PRIO_MASK >> VLAN_PRIO_SHIFT) {
-			NL_SET_ERR_MSG_ATTR(extack, prio,
-					    "VLAN priority must be below 8");
-			return -EINVAL;
-		}
-		key->vlan_priority = nla_get_u8(prio);
-		mask->vlan_priority = VLAN_PRIO_MASK >> VLAN_PRIO_SHIFT;
+		if (nla_get_u8(prio) & ~prio_mask)
+			fl_warn(extack,
+				"VLAN priority above 7: its low 3 bits are matched");
+		key->vlan_priority = nla_get_u8(prio) & prio_mask;
+		mask->vlan_priority = prio_mask;
 	}
 	if (tpid) {
 		key->vlan_tpid = tpid;
 		mask->vlan_tpid = htons(0xffff);
 	}
-	return 0;
 }
 
 /* A tag is expected where the ethertype is a VLAN TPID, or where
@@ -1477,13 +1496,9 @@ static int fl_set_key_vlans(struct nlattr **tb, __be16 tpid,
 	struct nlattr *next = tb[TCA_FLOWER_KEY_VLAN_ETH_TYPE];
 	struct nlattr *inner = tb[TCA_FLOWER_KEY_CVLAN_ETH_TYPE];
 	__be16 ethertype = 0;
-	int err;
 
-	err = fl_set_key_tag(tb[TCA_FLOWER_KEY_VLAN_ID],
-			     tb[TCA_FLOWER_KEY_VLAN_PRIO], tpid,
-			     &key->vlan, &mask->vlan, extack);
-	if (err)
-		return err;
+	fl_set_key_tag(tb[TCA_FLOWER_KEY_VLAN_ID], tb[TCA_FLOWER_KEY_VLAN_PRIO],
+		       tpid, &key->vlan, &mask->vlan, extack);
 
 	if (next) {
 		ethertype = nla_get_be16(next);
@@ -1494,21 +1509,22 @@ static int fl_set_key_vlans(struct nlattr **tb, __be16 tpid,
 		return next ? fl_set_key_inner(tb, ethertype, key, mask,
 					       extack) : 0;
 
-	err = fl_set_key_tag(tb[TCA_FLOWER_KEY_CVLAN_ID],
-			     tb[TCA_FLOWER_KEY_CVLAN_PRIO], ethertype,
-			     &key->cvlan, &mask->cvlan, extack);
-	if (err || !inner)
-		return err;
+	fl_set_key_tag(tb[TCA_FLOWER_KEY_CVLAN_ID],
+		       tb[TCA_FLOWER_KEY_CVLAN_PRIO], ethertype, &key->cvlan,
+		       &mask->cvlan, extack);
+	if (!inner)
+		return 0;
 
 	key->cvlan.vlan_eth_type = nla_get_be16(inner);
 	mask->cvlan.vlan_eth_type = htons(0xffff);
 	return fl_set_key_inner(tb, nla_get_be16(inner), key, mask, extack);
 }
 
-/* The filter's protocol (TCA_FLOWER_KEY_ETH_TYPE, which tc sends equal to
- * the filter's protocol, and which other clients leave out: then the
- * filter's protocol is taken): an ethertype, a VLAN TPID with the tags'
- * keys, or the PPPoE session ethertype with the PPP keys.
+/* The filter's ethertype (TCA_FLOWER_KEY_ETH_TYPE, which tc and Open
+ * vSwitch send equal to the filter's protocol): an ethertype, a VLAN TPID
+ * with the tags' keys, or the PPPoE session ethertype with the PPP keys.
+ * Without it the keys of a protocol do not apply, as in the in-tree
+ * flower, and only num_of_vlans can ask for tags (of any TPID).
  */
 static int fl_set_key_eth_type(struct nlattr **tb, __be16 protocol,
 			       struct fl_flow_key *key,
@@ -1516,26 +1532,23 @@ static int fl_set_key_eth_type(struct nlattr **tb, __be16 protocol,
 			       struct netlink_ext_ack *extack)
 {
 	struct nlattr *nla = tb[TCA_FLOWER_KEY_ETH_TYPE];
-	__be16 any = htons(ETH_P_ALL);
-	__be16 ethertype = nla ? nla_get_be16(nla) : protocol;
-	int err = 0;
+	__be16 ethertype = nla ? nla_get_be16(nla) : 0;
 
-	if (nla && protocol != any && ethertype != protocol) {
-		NL_SET_ERR_MSG_ATTR(extack, nla,
-				    "Key eth_type differs from the filter's protocol");
-		return -EINVAL;
-	}
+	if (nla && protocol != htons(ETH_P_ALL) && ethertype != protocol)
+		fl_warn(extack,
+			"Key eth_type differs from the filter's protocol: a packet must have both");
 
 	if (fl_is_tag(ethertype, tb, 0))
-		err = fl_set_key_vlans(tb, ethertype == any ? 0 : ethertype,
-				       key, mask, extack);
-	else if (ethertype != any)
-		err = fl_set_key_inner(tb, ethertype, key, mask, extack);
-	return err;
+		return fl_set_key_vlans(tb, ethertype, key, mask, extack);
+	if (nla)
+		return fl_set_key_inner(tb, ethertype, key, mask, extack);
+	return 0;
 }
 
-/* Tag and PPP keys the protocol (or num_of_vlans) does not leave room for */
-static int fl_check_tags(struct nlattr **tb, const struct fl_flow_key *key,
+/* Tag and PPP keys the protocol (or num_of_vlans) does not leave room for:
+ * fl_set_key_eth_type() did not take them
+ */
+static void fl_warn_tags(struct nlattr **tb, const struct fl_flow_key *key,
 			 const struct fl_flow_key *mask,
 			 struct netlink_ext_ack *extack)
 {
@@ -1549,12 +1562,12 @@ static int fl_check_tags(struct nlattr **tb, const struct fl_flow_key *key,
 	};
 	static const int ppp_attrs[] = { TCA_FLOWER_KEY_PPP_PROTO };
 
-	return fl_check_need(tb, vlan_attrs, ARRAY_SIZE(vlan_attrs), key,
-			     mask, FL_NEED_VLAN, extack) ?:
-	       fl_check_need(tb, cvlan_attrs, ARRAY_SIZE(cvlan_attrs), key,
-			     mask, FL_NEED_CVLAN, extack) ?:
-	       fl_check_need(tb, ppp_attrs, ARRAY_SIZE(ppp_attrs), key,
-			     mask, FL_NEED_PPPOE, extack);
+	fl_check_need(tb, vlan_attrs, ARRAY_SIZE(vlan_attrs), key, mask,
+		      FL_NEED_VLAN, extack);
+	fl_check_need(tb, cvlan_attrs, ARRAY_SIZE(cvlan_attrs), key, mask,
+		      FL_NEED_CVLAN, extack);
+	fl_check_need(tb, ppp_attrs, ARRAY_SIZE(ppp_attrs), key, mask,
+		      FL_NEED_PPPOE, extack);
 }
 
 /* ip_flags: the uAPI's bits, and the dissector's control flags they are */
@@ -1599,25 +1612,25 @@ static int fl_set_key_ip_flags(struct nlattr **tb, struct fl_flow_key *key,
 	u32 flags, flags_mask;
 
 	if (!val) {
-		if (!msk)
-			return 0;
-		NL_SET_ERR_MSG_ATTR(extack, msk, "Mask given without its key");
-		return -EINVAL;
+		if (msk)
+			fl_warn(extack, "Mask given without its key: ignored");
+		return 0;
 	}
 	if (!msk) {
 		NL_SET_ERR_MSG_ATTR(extack, val, "Missing flags mask");
 		return -EINVAL;
 	}
 
+	/* Bits without a meaning, or outside the mask, have always been
+	 * dropped
+	 */
 	flags = be32_to_cpu(nla_get_be32(val));
 	flags_mask = be32_to_cpu(nla_get_be32(msk));
-	if ((flags | flags_mask) & ~known) {
-		NL_SET_ERR_MSG_ATTR(extack, flags & ~known ? val : msk,
-				    "Unsupported flower key flags: only frag and firstfrag");
-		return -EOPNOTSUPP;
-	}
+	if ((flags | flags_mask) & ~known)
+		fl_warn(extack,
+			"Unknown flower key flags ignored: only frag and firstfrag");
 
-	key->control.flags = fl_ip_flags_to_dissector(flags);
+	key->control.flags = fl_ip_flags_to_dissector(flags & flags_mask);
 	mask->control.flags = fl_ip_flags_to_dissector(flags_mask);
 	return 0;
 }
@@ -1723,10 +1736,9 @@ static int fl_set_key_mpls(struct nlattr **tb, struct fl_flow_key *key,
 	struct nlattr *lse;
 	int rem, err;
 
-	err = fl_check_need(tb, mpls_attrs, ARRAY_SIZE(mpls_attrs), key, mask,
-			    FL_NEED_MPLS, extack);
-	if (err)
-		return err;
+	if (!fl_check_need(tb, mpls_attrs, ARRAY_SIZE(mpls_attrs), key, mask,
+			   FL_NEED_MPLS, extack))
+		return 0;
 
 	if (!opts)
 		return first ? fl_set_key_lse(tb[TCA_FLOWER_KEY_MPLS_TTL],
@@ -1757,61 +1769,71 @@ static int fl_set_key_mpls(struct nlattr **tb, struct fl_flow_key *key,
 	return 0;
 }
 
-static int fl_set_key_val(struct nlattr **tb, const struct fl_key_desc *desc,
-			  struct fl_flow_key *key, struct fl_flow_key *mask,
-			  struct netlink_ext_ack *extack)
+/* A row's key: ignored, as in the in-tree flower, where the filter does
+ * not give what it needs
+ */
+static void fl_set_key_val(struct nlattr **tb, const struct fl_key_desc *desc,
+			   struct fl_flow_key *key, struct fl_flow_key *mask,
+			   struct netlink_ext_ack *extack)
 {
 	struct nlattr *val = tb[desc->type];
 	struct nlattr *msk = desc->mask_type ? tb[desc->mask_type] : NULL;
 	u8 *mask_member = (u8 *)mask + desc->offset;
 
 	if (!val) {
-		if (!msk)
-			return 0;
-		NL_SET_ERR_MSG_ATTR(extack, msk, "Mask given without its key");
-		return -EINVAL;
+		if (msk)
+			fl_warn(extack, "Mask given without its key: ignored");
+		return;
 	}
 	if (!fl_need_met(key, mask, desc->need)) {
-		fl_set_err(extack, val, fl_need_msg[desc->need]);
-		return -EINVAL;
+		fl_warn(extack, fl_need_msg[desc->need]);
+		return;
 	}
 
-	/* The policy fixes every length but ct_label's, which may be short */
+	/* At least as long as the member, but ct_labels, which may be short:
+	 * the rest stays zero
+	 */
 	nla_memcpy((u8 *)key + desc->offset, val, desc->len);
 	if (msk)
 		nla_memcpy(mask_member, msk, desc->len);
 	else
 		memset(mask_member, 0xff, desc->len);
-	return 0;
 }
 
 /* An address key also asks that the dissector saw an address of that
  * family: a truncated header leaves the addresses zero, and zero must not
- * match a filter's 0.0.0.0.
+ * match a filter's 0.0.0.0.  IPv4 addresses win over IPv6 ones (the rows
+ * of those are then ignored), as they always have.
  */
-static void fl_set_key_addr_type(struct fl_flow_key *key,
-				 struct fl_flow_key *mask, struct nlattr **tb)
+static void fl_set_key_addr_type(struct nlattr **tb, struct fl_flow_key *key,
+				 struct fl_flow_key *mask,
+				 struct netlink_ext_ack *extack)
 {
-	if (tb[TCA_FLOWER_KEY_IPV4_SRC] || tb[TCA_FLOWER_KEY_IPV4_DST])
+	u16 ethertype;
+
+	if (tb[TCA_FLOWER_KEY_IPV4_SRC] || tb[TCA_FLOWER_KEY_IPV4_DST]) {
 		key->control.addr_type = FLOW_DISSECTOR_KEY_IPV4_ADDRS;
-	else if (tb[TCA_FLOWER_KEY_IPV6_SRC] || tb[TCA_FLOWER_KEY_IPV6_DST])
+		ethertype = ETH_P_IP;
+	} else if (tb[TCA_FLOWER_KEY_IPV6_SRC] ||
+		   tb[TCA_FLOWER_KEY_IPV6_DST]) {
 		key->control.addr_type = FLOW_DISSECTOR_KEY_IPV6_ADDRS;
-	else
+		ethertype = ETH_P_IPV6;
+	} else {
 		return;
+	}
 	mask->control.addr_type = ~0;
+	if (mask->basic.n_proto && !fl_proto_is(key, mask, ethertype))
+		fl_warn(extack,
+			"Address key of another family than the filter's protocol: no packet matches");
 }
 
-/* The dissector reports 12 bits of TCP flags: others can never match */
-static int fl_check_tcp_flags(struct nlattr **tb,
-			      const struct fl_flow_key *mask,
+/* The dissector reports 12 bits of TCP flags: others never match */
+static void fl_warn_tcp_flags(const struct fl_flow_key *mask,
 			      struct netlink_ext_ack *extack)
 {
-	if (!(mask->tcp.flags & ~htons(0x0fff)))
-		return 0;
-	NL_SET_ERR_MSG_ATTR(extack, tb[TCA_FLOWER_KEY_TCP_FLAGS_MASK] ?:
-				    tb[TCA_FLOWER_KEY_TCP_FLAGS],
-			    "TCP flags mask has bits above 0xfff, which no packet sets");
-	return -EINVAL;
+	if (mask->tcp.flags & ~htons(0x0fff))
+		fl_warn(extack,
+			"TCP flags mask has bits above 0xfff, which no packet sets");
 }
 
 /* As the in-tree flower: a port range has both ends, the first below the
@@ -1858,48 +1880,39 @@ static int fl_check_port_range(struct nlattr **tb,
  * it the tunnel keys stay zero, and zero must not match a filter's
  * enc_key_id 0.  Tunnel addresses also fix the family.
  */
-static int fl_set_key_enc_control(struct nlattr **tb, struct fl_flow_key *key,
-				  struct fl_flow_key *mask,
-				  struct netlink_ext_ack *extack)
+static void fl_set_key_enc_control(struct nlattr **tb,
+				   struct fl_flow_key *key,
+				   struct fl_flow_key *mask,
+				   struct netlink_ext_ack *extack)
 {
 	static const int v4[] = {
-		TCA_FLOWER_KEY_ENC_IPV4_SRC, TCA_FLOWER_KEY_ENC_IPV4_SRC_MASK,
-		TCA_FLOWER_KEY_ENC_IPV4_DST, TCA_FLOWER_KEY_ENC_IPV4_DST_MASK,
+		TCA_FLOWER_KEY_ENC_IPV4_SRC, TCA_FLOWER_KEY_ENC_IPV4_DST,
 	};
 	static const int v6[] = {
-		TCA_FLOWER_KEY_ENC_IPV6_SRC, TCA_FLOWER_KEY_ENC_IPV6_SRC_MASK,
-		TCA_FLOWER_KEY_ENC_IPV6_DST, TCA_FLOWER_KEY_ENC_IPV6_DST_MASK,
+		TCA_FLOWER_KEY_ENC_IPV6_SRC, TCA_FLOWER_KEY_ENC_IPV6_DST,
 	};
 	static const int any[] = {
-		TCA_FLOWER_KEY_ENC_KEY_ID,
-		TCA_FLOWER_KEY_ENC_UDP_SRC_PORT,
-		TCA_FLOWER_KEY_ENC_UDP_SRC_PORT_MASK,
-		TCA_FLOWER_KEY_ENC_UDP_DST_PORT,
-		TCA_FLOWER_KEY_ENC_UDP_DST_PORT_MASK,
-		TCA_FLOWER_KEY_ENC_IP_TOS, TCA_FLOWER_KEY_ENC_IP_TOS_MASK,
-		TCA_FLOWER_KEY_ENC_IP_TTL, TCA_FLOWER_KEY_ENC_IP_TTL_MASK,
-		TCA_FLOWER_KEY_ENC_OPTS, TCA_FLOWER_KEY_ENC_OPTS_MASK,
+		TCA_FLOWER_KEY_ENC_KEY_ID, TCA_FLOWER_KEY_ENC_UDP_SRC_PORT,
+		TCA_FLOWER_KEY_ENC_UDP_DST_PORT, TCA_FLOWER_KEY_ENC_IP_TOS,
+		TCA_FLOWER_KEY_ENC_IP_TTL, TCA_FLOWER_KEY_ENC_OPTS,
 	};
 	struct nlattr *nla4 = fl_first_attr(tb, v4, ARRAY_SIZE(v4));
 	struct nlattr *nla6 = fl_first_attr(tb, v6, ARRAY_SIZE(v6));
 
 	BUILD_BUG_ON(!FL_TUNNEL_ANY);
-	if (nla4 && nla6) {
-		NL_SET_ERR_MSG_ATTR(extack, nla6,
-				    "IPv4 and IPv6 tunnel addresses cannot be combined");
-		return -EINVAL;
-	}
-
+	/* With both families, IPv6 is the tunnel's, as in the in-tree flower
+	 * (which also keeps the IPv4 addresses, so that no packet matches,
+	 * but dumps the IPv6 ones alone): the IPv4 rows are ignored.
+	 */
 	if (nla4 || nla6) {
-		key->enc_control.addr_type = nla4 ?
-					     FLOW_DISSECTOR_KEY_IPV4_ADDRS :
-					     FLOW_DISSECTOR_KEY_IPV6_ADDRS;
+		key->enc_control.addr_type = nla6 ?
+					     FLOW_DISSECTOR_KEY_IPV6_ADDRS :
+					     FLOW_DISSECTOR_KEY_IPV4_ADDRS;
 		mask->enc_control.addr_type = ~0;
 	} else if (fl_first_attr(tb, any, ARRAY_SIZE(any))) {
 		key->enc_control.addr_type = FL_TUNNEL_ANY;
 		mask->enc_control.addr_type = FL_TUNNEL_ANY;
 	}
-	return 0;
 }
 
 /* The Geneve option at @off, laid out as on the wire */
@@ -1924,8 +1937,9 @@ static int fl_set_geneve_opt(const struct nlattr *nla,
 	struct nlattr *data;
 	int err, len;
 
+	/* As the in-tree flower has always parsed them: liberally */
 	err = __nla_parse(tb, TCA_FLOWER_KEY_ENC_OPT_GENEVE_MAX, nla_data(nla),
-			  nla_len(nla), fl_geneve_opt_policy, FL_NLA_VALIDATE,
+			  nla_len(nla), fl_geneve_opt_policy, NL_VALIDATE_LIBERAL,
 			  extack);
 	if (err)
 		return err;
@@ -2298,10 +2312,9 @@ static int fl_set_key_enc_opts(struct nlattr **tb, struct fl_flow_key *key,
 	const struct nlattr *first;
 
 	if (!val) {
-		if (!msk)
-			return 0;
-		NL_SET_ERR_MSG_ATTR(extack, msk, "Mask given without its key");
-		return -EINVAL;
+		if (msk)
+			fl_warn(extack, "Mask given without its key: ignored");
+		return 0;
 	}
 
 	first = nla_data(val);
@@ -2394,24 +2407,20 @@ static int fl_set_key(struct net *net, struct nlattr **tb, __be16 protocol,
 	      fl_set_key_eth_type(tb, protocol, key, mask, extack) ?:
 	      fl_set_key_ip_flags(tb, key, mask, extack) ?:
 	      fl_set_key_mpls(tb, key, mask, extack) ?:
-	      fl_set_key_enc_control(tb, key, mask, extack) ?:
 	      fl_set_key_enc_opts(tb, key, mask, extack);
 	if (err)
 		return err;
 
-	for (i = 0; i < ARRAY_SIZE(fl_keys); i++) {
-		err = fl_set_key_val(tb, &fl_keys[i], key, mask, extack);
-		if (err)
-			return err;
-	}
-	fl_set_key_addr_type(key, mask, tb);
-	return fl_check_tags(tb, key, mask, extack) ?:
-	       fl_check_tcp_flags(tb, mask, extack) ?:
-	       fl_check_port_range(tb, key, mask, extack) ?:
+	fl_set_key_enc_control(tb, key, mask, extack);
+	fl_set_key_addr_type(tb, key, mask, extack);
+	for (i = 0; i < ARRAY_SIZE(fl_keys); i++)
+		fl_set_key_val(tb, &fl_keys[i], key, mask, extack);
+	fl_warn_tags(tb, key, mask, extack);
+	fl_warn_tcp_flags(mask, extack);
+	return fl_check_port_range(tb, key, mask, extack) ?:
 	       fl_check_ct(tb, key, mask, extack);
 }
 
-/* Parses everything but the handle; nothing is visible to classify yet */
 /* A filter and its mask from the request, not yet in any table.  No lock
  * is held: this is the part of a change that other requests on the
  * instance need not wait for.
