@@ -18,13 +18,16 @@ def load(path):
 
 def uncovered(cases, ours, stock):
     """Keys of keys.py in no filter both kernels accepted (under a
-    non-zero mask): keys the run compared no verdict of."""
+    non-zero mask, and kept: their prerequisite met, model.applied()):
+    keys the run compared no verdict of."""
     seen = set()
     for b, ob, sb in zip(cases['batches'], ours['batches'], stock['batches']):
         for f, o, s in zip(b['filters'], ob['filters'], sb['filters']):
             if not o['err'] and not s['err']:
+                kept = M.applied(f)
                 seen.update(name for name, _v, m in f['keys']
-                            if M.full_mask(K.KEY[name], m))
+                            if name in kept and
+                            M.full_mask(K.KEY[name], m))
     return [k['name'] for k in K.KEYS if k['name'] not in seen]
 
 
@@ -76,6 +79,36 @@ def ct_counts(cases, ours, stock):
         flow_verdicts += len(acc) * len(flow)
         matches += both_match(acc, flow)
     return n, verdicts, flow_verdicts, matches, reached
+
+
+def dump_counts(cases, ours, stock):
+    """Filters both kernels accepted whose dumps were compared, and of
+    them the lenient requests'."""
+    n = nl = 0
+    for b, ob, sb in zip(cases['batches'], ours['batches'], stock['batches']):
+        for f, o, s in zip(b['filters'], ob['filters'], sb['filters']):
+            if not o['err'] and not s['err'] and 'dump' in o and 'dump' in s:
+                n += 1
+                nl += bool(f.get('lenient'))
+    return n, nl
+
+
+def lenient_counts(cases, ours, stock):
+    """Lenient requests (twins not counted): how many, accepted by stock,
+    by ours, and by ours with the warning its model gives (or none where
+    it gives none: IPv4 addresses under protocol all)."""
+    n = st = ou = warned = 0
+    for b, ob, sb in zip(cases['batches'], ours['batches'], stock['batches']):
+        for f, o, s in zip(b['filters'], ob['filters'], sb['filters']):
+            if not f.get('lenient') or 'twin_of' in f:
+                continue
+            n += 1
+            st += not s['err']
+            ou += not o['err']
+            ws = f.get('warnings', ())
+            warned += not o['err'] and (o['msg'] in ws if ws
+                                        else not o['msg'])
+    return n, st, ou, warned
 
 
 def ct_expected(f, spec):

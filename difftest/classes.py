@@ -12,36 +12,19 @@ from flower import uapi
 
 
 # Declared differences: class (c), by design.  key -> (title, reason).
-# A refusal is one of them only when gen.predict_refusal() predicted it for
-# the filter, errno and extack exactly, with that class (refusal_class()).
+# None is left in what the oracle generates (series step 22, README's
+# "Where ours differs"): ours refuses only what stock refuses, and a
+# refusal stock does not make is our bug (OURS_BUGS); where ours does
+# what a request asked and stock does not (first fragments, the PPPoE
+# and zero-mask dumps), that is a stock bug (STOCK_BUGS).  The one request
+# stock refuses and ours takes on purpose, a replace that changes the
+# mask, is not generated here (the oracle only adds filters).
 DESIGN = {
-    'refused-prerequisite': (
-        'refused key (by design): key without its protocol prerequisite',
-        'Ours refuses a key whose protocol / ip_proto prerequisite the '
-        'filter does not give ("Key requires ..."), e.g. dst_ip under '
-        'protocol all, tcp ports under ip_proto udp, ip_proto under arp, '
-        'a port range outside tcp, udp and sctp ("Key requires ip_proto '
-        'tcp, udp or sctp"; issue 31 lets it go for now). '
-        'Stock accepts such a filter and silently ignores the key (ports, '
-        'ip_proto, ip_tos/ttl outside IP) or keeps it (IPv4/IPv6 '
-        'addresses under protocol all), which is a rule that matches '
-        'more, or differently, than it reads.'),
-    'refused-range': (
-        'refused value (by design): out of range',
-        'Ours refuses a vlan_id above 4095 / vlan_prio above 7 (stock '
-        'silently masks the value, vlan_id & 0xfff, so the filter matches '
-        'another VLAN than the one written) and a tcp_flags mask with bits '
-        'above 0xfff ("TCP flags mask has bits above 0xfff, which no '
-        'packet sets"; stock accepts it, and never matches when the key '
-        'has such a bit).'),
-    'refused-flag-bits': (
-        'refused value (by design): unknown ip_flags bits',
-        'Ours refuses an ip_flags key or mask with bits other than frag '
-        'and firstfrag ("Unsupported flower key flags ..."); stock keeps '
-        'the known bits and silently drops the others, so the filter '
-        'matches more than written.'),
+}
+STOCK_BUGS = {
     'first-fragment-l4': (
-        'first fragment (by design): ours reads its L4 header',
+        'stock 6.1: a first fragment\'s L4 keys stay zero (ours reads '
+        'its L4 header)',
         'Ours dissects a first fragment (IPv4 MF at offset 0, an IPv6 '
         'fragment header at offset 0) down to its L4 header, so its ICMP '
         'type and code, TCP flags and L2TPv3 session are keys, as Open '
@@ -52,8 +35,22 @@ DESIGN = {
         'header\'s next header.  Ports stay '
         'unread in any fragment on both.  A filter of the same prio can '
         'differ with it: the first filter found wins.'),
-}
-STOCK_BUGS = {
+    'dump-pppoe-protocol': (
+        'stock 6.1: a PPPoE filter dumps the protocol PPP carries, not the '
+        'one it was given',
+        'A filter of protocol (or vlan_ethtype, cvlan_ethtype) ppp_ses '
+        'dumps eth_type ppp_ses on ours; stock rewrites its key to the '
+        'protocol PPP carries (ip for ppp_proto ip, none without '
+        'ppp_proto) and dumps that.  Only the ethertype attributes '
+        'differ; the frames they match are the same.'),
+    'dump-zero-mask-addr': (
+        'stock 6.1: an all-zero address mask dumps no address (ours: dst '
+        '0/0)',
+        'A filter whose address keys of a family all have an all-zero '
+        'mask asks for that family (ours matches every packet with such '
+        'an address, stock none: its bug below); ours dumps it as '
+        'dst_ip 0.0.0.0/0 (::/0), so that the dump gives the filter back, '
+        'stock dumps no address.'),
     'stock-zero-mask-enc-addr': (
         'stock 6.1: an all-zero tunnel address mask never matches',
         'With enc_dst_ip 0.0.0.0/0 (or any enc_* IPv4/IPv6 address whose '
@@ -66,6 +63,20 @@ STOCK_BUGS = {
         ' Recognised by the twin filter (the same filter without the '
         'zero-mask keys), which stock matches on the same frame, a frame '
         'that came over a tunnel of the key\'s family.'),
+    'stock-enc-families': (
+        'stock 6.1: IPv4 tunnel addresses beside IPv6 ones match the '
+        'IPv6 source\'s first bytes',
+        'With enc_src_ip / enc_dst_ip of both families in one filter stock '
+        'keeps both (docs/leniency.md), but enc_ipv4 and enc_ipv6 share '
+        'their bytes in its struct fl_flow_key: the IPv4 keys become the '
+        'first 8 bytes of the IPv6 tunnel source (unless an IPv6 source '
+        'key overwrites them), so the filter matches only IPv6 tunnels '
+        'whose source begins with them, and dumps them as an '
+        'enc_src_ip it was never given.  Ours ignores the IPv4 keys '
+        '("Key ignored: IPv4 tunnel addresses do not count beside IPv6 '
+        'ones") and matches what its dump says.  Recognised by the twin '
+        '(the filter without its IPv4 tunnel keys), which stock matches '
+        'on the same frame.'),
     'stock-zero-mask-addr': (
         'stock 6.1: an all-zero address mask never matches',
         'With dst_ip 0.0.0.0/0 (or any IPv4/IPv6 src/dst whose mask is all '
@@ -83,6 +94,16 @@ STOCK_BUGS = {
 # replaces by the PPP payload's protocol); regression case in
 # tc-tests/filters/flower/regressions.json.
 OURS_BUGS = {
+    'ours-refuses-what-stock-takes': (
+        'ours refuses a request stock accepts',
+        'Since series step 22 ours takes every request stock 6.1 takes '
+        '(docs/leniency.md: keys without their prerequisite, masks '
+        'without their key, VLAN ids above 4095, tcp_flags mask bits '
+        'above 0xfff, unknown ip_flags bits, an eth_type unlike the '
+        'protocol, no eth_type, both tunnel families, unknown attribute '
+        'types, TCA_FLOWER_IN_HW_COUNT, attributes longer than their '
+        'type), with a warning; a refusal stock does not make is a bug, '
+        'whatever ours says.'),
     'ours-refuses-range-hash': (
         'ours refuses a port range or the hash key',
         'Ours refuses a filter with port range keys '
@@ -91,9 +112,19 @@ OURS_BUGS = {
         'filter with another answer than stock\'s ("Unsupported flower '
         'attribute ..." where stock says "Both min and max destination '
         'ports must be specified").  Issue 31: ours takes both with '
-        'stock 6.1\'s semantics; only a range without its tcp / udp / '
-        'sctp prerequisite stays a declared refusal '
-        '(refused-prerequisite).'),
+        'stock 6.1\'s semantics.'),
+    'ours-dump-other-family': (
+        'ours dumps address keys of the other family',
+        'A filter with IPv6 addresses (an IPv6 source) dumps '
+        'TCA_FLOWER_KEY_IPV4_SRC/DST (+ masks) on ours as well: the first '
+        '8 bytes of the IPv6 source, which the IPv4 keys share in struct '
+        'fl_flow_key; likewise a filter with IPv4 tunnel addresses dumps '
+        'an enc_ipv6 source made of them.  Since step 22 the IPv4 rows '
+        '(the IPv6 tunnel rows) need nothing, so fl_dump_key_val() no '
+        'longer skips them for the other family; stock dumps the family '
+        'of control.addr_type (enc_control.addr_type) alone.  The filter '
+        'matches the same frames; its dump, given back, would make an '
+        'IPv4 filter of it (IPv4 addresses win).'),
 }
 # ours' refusal of the attributes it did not implement (the prefix of
 # fl_unsupported_msg()'s extack)
@@ -104,19 +135,15 @@ FIRST_FRAG_KEYS = ('tcp_flags', 'icmpv4_type', 'icmpv4_code', 'icmpv6_type',
 
 
 def refusal_class(f, o, s):
-    """Class of a filter ours refuses and stock accepts: the declared
-    difference gen.py's model predicted for it (f['refusal']: errno,
-    extack, class), when ours refused it with exactly that errno and
-    extack; else None (unexplained).  The kernel's message alone never
-    makes a refusal by design: a valid vlan_id refused with "VLAN id must
-    be below 4096" is our bug."""
-    want = f.get('refusal')
-    if o['err'] and not s['err'] and want and want[2] in DESIGN and \
-            [o['err'], o['msg']] == list(want[:2]):
-        return want[2]
-    if o['err'] and not s['err'] and range_or_hash(f):
+    """Class of a filter ours refuses and stock accepts: always our bug
+    (no refusal is by design since series step 22), the port range and
+    hash key's (issue 31) or any other; None when ours does not refuse
+    and stock does (unexplained)."""
+    if not (o['err'] and not s['err']):
+        return None
+    if range_or_hash(f):
         return 'ours-refuses-range-hash'
-    return None
+    return 'ours-refuses-what-stock-takes'
 
 
 def range_or_hash(f):
@@ -139,16 +166,91 @@ def mismatch_class(f, o):
 
 def model_mismatch(f, o):
     """How ours' answer to a filter differs from its model (gen.py's
-    prediction), or None; a filter without a prediction has none."""
+    prediction), or None; a filter without a prediction has none.  A
+    refusal must be the model's, errno and extack; an acceptance must
+    carry one of the warnings the model gives (netlink carries the
+    first), or none when it gives none."""
     if 'refusal' not in f:
         return None
     want = f['refusal']
     got = [o['err'], o['msg']] if o['err'] else None
-    if (want and list(want[:2])) == got:
+    if (want and list(want[:2])) != got:
+        return 'ours %s, its model predicts %s' % (
+            'refuses (%d: %s)' % tuple(got) if got else 'accepts',
+            'refusal (%d: %s)' % tuple(want[:2]) if want else 'acceptance')
+    if got or 'warnings' not in f:
         return None
-    return 'ours %s, its model predicts %s' % (
-        'refuses (%d: %s)' % tuple(got) if got else 'accepts',
-        'refusal (%d: %s)' % tuple(want[:2]) if want else 'acceptance')
+    ws, msg = f['warnings'], o['msg'] or ''
+    if (msg in ws) if ws else not msg:
+        return None
+    return 'ours accepts with %s, its model predicts %s' % (
+        'warning "%s"' % msg if msg else 'no warning',
+        'a warning (%s)' % ' | '.join('"%s"' % w for w in ws) if ws
+        else 'no warning')
+
+
+def enc_families(f):
+    """f has tunnel address keys of both families."""
+    names = [k[0] for k in f['keys']]
+    return any(n.startswith('enc_ipv4') for n in names) and \
+        any(n.startswith('enc_ipv6') for n in names)
+
+
+# the attributes a dump divergence of a declared class may have
+_ETH_TYPES = {K.A[n] for n in ('KEY_ETH_TYPE', 'KEY_VLAN_ETH_TYPE',
+                               'KEY_CVLAN_ETH_TYPE')}
+_ZERO_DSTS = {K.A[n] for n in ('KEY_IPV4_DST', 'KEY_IPV4_DST_MASK',
+                               'KEY_IPV6_DST', 'KEY_IPV6_DST_MASK',
+                               'KEY_ENC_IPV4_DST', 'KEY_ENC_IPV4_DST_MASK',
+                               'KEY_ENC_IPV6_DST', 'KEY_ENC_IPV6_DST_MASK')}
+_ENC6_SRC = {K.A['KEY_ENC_IPV6_SRC'], K.A['KEY_ENC_IPV6_SRC_MASK']}
+_IPV4 = {K.A[n] for n in ('KEY_IPV4_SRC', 'KEY_IPV4_SRC_MASK',
+                          'KEY_IPV4_DST', 'KEY_IPV4_DST_MASK')}
+
+
+def _has(f, prefix):
+    return any(k[0].startswith(prefix) for k in f['keys'])
+
+
+def dump_diff(od, sd):
+    """(attributes ours dumps and stock does not, and the other way) of
+    two sorted [[type, hex], ...] dumps, as lists of (type, hex)."""
+    o = [tuple(x) for x in od or ()]
+    s = [tuple(x) for x in sd or ()]
+    return sorted(set(o) - set(s)), sorted(set(s) - set(o))
+
+
+def dump_class(f, ours_only, stock_only):
+    """Class of a filter whose dump differs between the kernels (both
+    accepted it), or None: the PPPoE protocol, the zero-mask address
+    family (both by design), stock's tunnel families, ours' rows of the
+    other address family."""
+    if 'ppp_ses' in (f['proto'], f['vlan_eth'], f['cvlan_eth']):
+        # the ethertype attributes are the PPPoE difference; the rest
+        # (if any) has a class of its own
+        oo = [x for x in ours_only if x[0] not in _ETH_TYPES]
+        so = [x for x in stock_only if x[0] not in _ETH_TYPES]
+        if not oo and not so:
+            return 'dump-pppoe-protocol'
+        ours_only, stock_only = oo, so
+    types = {t for t, _h in ours_only + stock_only}
+    if ours_only and not stock_only and \
+            all(t in _ZERO_DSTS and not int(h or '0', 16)
+                for t, h in ours_only) and \
+            any(k[0] in K.ZERO_MASK_ADDR_KEYS + K.ZERO_MASK_ENC_KEYS and
+                not M.full_mask(K.KEY[k[0]], k[2]) for k in f['keys']):
+        return 'dump-zero-mask-addr'
+    if stock_only and not ours_only and enc_families(f) and \
+            {t for t, _h in stock_only} <= _ENC6_SRC:
+        return 'stock-enc-families'
+    # the other family's rows, over the bytes its keys share
+    if ours_only and not stock_only and (
+            types <= _IPV4 and _has(f, 'ipv6_src') and
+            not _has(f, 'ipv4_') or
+            types <= _ENC6_SRC and _has(f, 'enc_ipv4_') and
+            not _has(f, 'enc_ipv6_')):
+        return 'ours-dump-other-family'
+    return None
 
 
 def addr_header(hexs):
@@ -239,6 +341,11 @@ def pair_class(bi, fi, pj, filters, ov, sv, batch=None):
             stock_zero_mask_enc(f, batch['packets'][pj]['spec']) and \
             twin_matches(fi, filters, ov, sv):
         return 'stock-zero-mask-enc-addr'
+    spec = batch and batch['packets'][pj]['spec']
+    if o == 1 and s == 0 and enc_families(f) and spec and \
+            (spec.get('tun') or {}).get('v') == 6 and \
+            twin_matches(fi, filters, ov, sv):
+        return 'stock-enc-families'
     zk = [k for k in f['keys'] if k[0] in K.ZERO_MASK_ADDR_KEYS and k[2] == 0]
     # the stock bug only where the frame has an address of the key's
     # family: ours matching a frame without one would be our bug
@@ -251,8 +358,9 @@ def pair_class(bi, fi, pj, filters, ov, sv, batch=None):
 
 
 def twin_matches(fi, filters, ov, sv):
-    """A twin of filter fi (itself without its zero-mask keys) matched
-    the frame on both kernels."""
+    """A twin of filter fi (itself without its zero-mask keys, and
+    without its IPv4 tunnel keys beside IPv6 ones) matched the frame on
+    both kernels."""
     return any(ov.get(ti) == 1 and sv.get(ti) == 1
                for ti, t in enumerate(filters) if t.get('twin_of') == fi)
 
@@ -278,10 +386,11 @@ def seen_hex(p, f):
 
 
 def class_title(c):
+    # in words: the issues' (a) is stock's bugs, difftest's README's ours
     if c in DESIGN:
-        return '(c) ' + DESIGN[c][0]
+        return 'by design: ' + DESIGN[c][0]
     if c in STOCK_BUGS:
-        return '(b) ' + STOCK_BUGS[c][0]
+        return 'stock bug: ' + STOCK_BUGS[c][0]
     if c in OURS_BUGS:
-        return '(a) ' + OURS_BUGS[c][0]
+        return 'our bug: ' + OURS_BUGS[c][0]
     return 'UNEXPLAINED'

@@ -7,9 +7,16 @@ Every divergence ends in exactly one class:
                    the lead confirms one; until then it shows as
                    unexplained); it fails the run as an unexplained one
                    does: it is named, not excused
-  (b) stock-bug    a documented bug of the 6.1 tree's flower
-  (c) by-design    a declared difference (DESIGN table below)
-A divergence no rule explains is "unexplained" and fails the run.
+  (b) stock-bug    a documented bug of the 6.1 tree's flower, where ours
+                   does what the request asked (STOCK_BUGS)
+  (c) by-design    a declared difference (DESIGN; none is left in what
+                   the oracle generates since series step 22)
+A divergence no rule explains is "unexplained" and fails the run.  A
+divergence is a filter one kernel refuses, a filter whose dump differs
+(both accepted it: its TCA_OPTIONS but the actions, as sets), a frame
+one kernel classifies otherwise, or ours' answer unlike its model
+(model.predict(): a refusal's errno and extack, an acceptance's
+warning).
 
 Two passes (difftest/difftest.mk):
   1. --shrink-out FILE: write candidate reductions (key subsets x packet
@@ -37,10 +44,12 @@ import sys
 sys.dont_write_bytecode = True
 
 from difftest import keys as K
-from difftest.classes import (OURS_BUGS, class_title, mismatch_class,
-                              model_mismatch, pair_class, refusal_class)
-from difftest.checks import (ct_counts, load, run_problems, tunnel_counts,
-                             uncovered)
+from difftest.classes import (OURS_BUGS, class_title, dump_class, dump_diff,
+                              mismatch_class, model_mismatch, pair_class,
+                              refusal_class)
+from flower import uapi
+from difftest.checks import (ct_counts, dump_counts, lenient_counts, load,
+                             run_problems, tunnel_counts, uncovered)
 from difftest.shrink import pick_reps, shrink_cases, shrink_pick
 from difftest.tdc_cases import corpus_ids, tdc_case
 from difftest.report import write_doc
@@ -93,6 +102,16 @@ def analyse(cases, ours, stock):
                                  what=miss, model=f['refusal']))
             if o['err']:
                 continue
+            # what each kernel holds: its dump (the lenient requests keep
+            # stock's key and mask: docs/leniency.md)
+            if 'dump' in o and 'dump' in s:
+                oo, so = dump_diff(o['dump'], s['dump'])
+                if oo or so:
+                    divs.append(dict(batch=bi, filter=fi, packet=None,
+                                     cls=dump_class(f, oo, so), dump=True,
+                                     what='dump differs: ours only %s, '
+                                     'stock only %s' % (fmt_attrs(oo),
+                                                        fmt_attrs(so))))
             compared += len(sent)
             if o['bits'] == s['bits']:
                 continue
@@ -109,6 +128,13 @@ def analyse(cases, ours, stock):
                                          'matches' if ov[fi] else 'misses',
                                          'matches' if sv[fi] else 'misses')))
     return compared, divs
+
+
+def fmt_attrs(attrs):
+    """[(type, hex)] as NAME=hex, ..."""
+    return '[' + ', '.join('%s=%s' % (
+        uapi.BY_NUMBER[t].name if t in uapi.BY_NUMBER else t, h)
+        for t, h in attrs) + ']'
 
 
 def divergence_lines(cases, divs):
@@ -228,6 +254,12 @@ def main():
     print('difftest: keys in a filter both kernels accepted: %d of %d%s' % (
         len(K.KEYS) - len(missing), len(K.KEYS),
         ' (none has %s)' % ', '.join(missing) if missing else ''))
+    ln, lst, lou, lw = lenient_counts(cases, ours, stock)
+    dn, dl = dump_counts(cases, ours, stock)
+    print('difftest: lenient requests (docs/leniency.md): %d, accepted by '
+          'stock %d, by ours %d, %d of them with the warning its model '
+          'gives; dumps compared: %d filters (%d lenient)'
+          % (ln, lst, lou, lw, dn, dl))
     print('difftest: divergences by class: ' + (', '.join(
         '%s %d' % (class_title(c), n) for c, n in sorted(by_class.items())) or 'none'))
     problems = run_problems(ours, stock, compared, a.min_verdicts,

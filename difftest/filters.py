@@ -4,7 +4,9 @@ masks, num_of_vlans forms, groups of filters in one prio, the TCA_OPTIONS
 encoding and tc-like description of a filter.
 """
 from difftest import keys as K
+from difftest import model as M
 from difftest.model import VLANS, full_mask, predict_refusal
+from flower import uapi
 from flower.uapi import IP_PROTO
 
 
@@ -37,10 +39,10 @@ GROUP_START = 0.25
 GROUP_SIZES = [(2, 4), (3, 3), (4, 2), (5, 1), (6, 1)]
 # port ranges: the ip_protos that have them (stock's fl_set_key() reads
 # them under tcp, udp, sctp only); the share of such filters with a range
-# (dst, src or both: RANGE_DIRS), of the others with one anyway (refused
-# by ours, ignored by stock: the declared prerequisite difference), of
-# ranges drawn invalid (one bound only, min == max, min > max: both
-# kernels refuse; not in clean filters)
+# (dst, src or both: RANGE_DIRS), of the others with one anyway (ignored
+# by both kernels, ours with a warning), of ranges drawn invalid (one
+# bound only, min == max, min > max: both kernels refuse; not in clean
+# filters)
 L4PORT_PROTOS = (6, 17, 132)
 RANGE_SHARE = 0.4
 RANGE_NO_PREREQ = 0.02
@@ -90,6 +92,9 @@ def eff_proto(f):
 
 
 def need_met(f, need):
+    """Whether f's shape gives a key of this draw need (keys.py: a row's
+    'draw'): the shape the generator gives a key that is to apply with
+    no warning."""
     outer, inner, eff = shape(f)
     ipp = f['ip_proto']
     if need == 'any':
@@ -206,7 +211,7 @@ def gen_filter(rng, clean=False, nkeys=None):
         # num_of_vlans picked after the protocol's keys may turn the
         # protocol into a tag's TPID and take their prerequisite away
         have.add('num_of_vlans')
-    ok = [k for k in K.KEYS if need_met(f, k['need']) and
+    ok = [k for k in K.KEYS if need_met(f, k['draw']) and
           k['name'] not in have and not k['tunnel'] and not k['ct'] and
           not K.special(k)]
     n = nkeys if nkeys is not None else \
@@ -218,7 +223,10 @@ def gen_filter(rng, clean=False, nkeys=None):
         k = wchoice(rng, [(k, 0.25 if k['guarded'] else 1.0) for k in pool])
         chosen.append(k)
         pool.remove(k)
-    if rng.random() < 0.06 and not clean:     # a key without its prerequisite
+    # a key without its prerequisite (both kernels ignore it, ours with a
+    # warning), or with one tc would not give it (IPv4 addresses under
+    # protocol all: both keep it)
+    if rng.random() < 0.06 and not clean:
         bad = [k for k in K.KEYS if k not in ok and k['name'] not in have
                and not k['tunnel'] and not k['ct'] and not K.special(k)]
         if bad:
@@ -292,8 +300,8 @@ def valid_ranges(f):
 def add_ranges(rng, f, clean):
     """Maybe port ranges: RANGE_SHARE of the filters whose shape has
     ports (ip / ipv6 and tcp, udp, sctp), RANGE_NO_PREREQ of the others
-    (not clean, and only when ours takes the rest: one reason to refuse);
-    RANGE_BAD of them invalid (not clean)."""
+    (not clean, and only when ours takes the rest: both ignore them, ours
+    with a warning); RANGE_BAD of them invalid (not clean)."""
     if need_met(f, 'l4port'):
         if rng.random() >= RANGE_SHARE:
             return
@@ -464,13 +472,21 @@ def gen_group(rng, size):
 
 
 def encode_filter(f):
-    """The TCA_OPTIONS attributes tc would send: [[type, hex], ...]."""
+    """The TCA_OPTIONS attributes tc would send: [[type, hex], ...]; a
+    lenient request's (lenient.py) may leave TCA_FLOWER_KEY_ETH_TYPE out
+    ('no_eth_type'), make attributes longer than their type ('long':
+    {attribute type: bytes added}) and end with attributes of its own
+    ('extra': [[type, hex], ...]: masks without their key, unknown
+    types, TCA_FLOWER_IN_HW_COUNT, ...)."""
     at = []
+    long_ = {int(t): n for t, n in (f.get('long') or {}).items()}
 
     def put(name, data):
-        at.append([K.A[name], data.hex()])
+        t = K.A[name]
+        at.append([t, (data + bytes(range(0xa1, 0xa1 + long_.get(t, 0))))
+                   .hex()])
     be16 = lambda v: v.to_bytes(2, 'big')   # noqa: E731
-    if f['proto'] != 'all':
+    if M.eth_type(f) is not None:
         put('KEY_ETH_TYPE', be16(K.PROTOS[f['proto']]))
     if f['vlan_eth']:
         put('KEY_VLAN_ETH_TYPE', be16(K.PROTOS[f['vlan_eth']]))
@@ -485,12 +501,14 @@ def encode_filter(f):
         put(k['attr'], K.encode(k, v))
         if k['mask'] and m is not None:
             put(k['mask'], K.encode(k, m))
+    at += [list(x) for x in f.get('extra', ())]
     return at
 
 
 def describe(f):
-    """tc-flower-like one-liner (masks always shown as value/mask)."""
-    parts = ['protocol', f['proto']]
+    """tc-flower-like one-liner (masks always shown as value/mask); a
+    lenient request's parts tc cannot say in brackets."""
+    parts = ['protocol', M.tc_proto(f)]
     if f.get('dev'):
         parts = ['dev', TUN_DEVS[f['dev']]] + parts
     if f.get('chain'):
@@ -500,6 +518,10 @@ def describe(f):
     if f['cvlan_eth']:
         parts += ['cvlan_ethtype', f['cvlan_eth']]
     parts.append('flower')
+    if f.get('no_eth_type'):
+        parts.append('[no eth_type]')
+    elif f.get('tc_proto') and f['tc_proto'] != f['proto']:
+        parts += ['[eth_type %s]' % f['proto']]
     if f['indev']:
         parts += ['indev', f['indev']]
     if f['ip_proto'] is not None:
@@ -516,13 +538,25 @@ def describe(f):
         if m is not None:
             s += '/%0*x' % (w, m)
         parts += [name, s]
+    for t, h in f.get('extra', ()):
+        a = uapi.BY_NUMBER.get(t)
+        parts.append('[%s=%s]' % (a.name if a and t else 'type %d' % t, h))
+    for t, n in sorted((f.get('long') or {}).items()):
+        parts.append('[%s +%d bytes]' % (uapi.BY_NUMBER[int(t)].name, n))
     return ' '.join(parts)
 
 
 def covered(filters):
-    """Keys under a non-zero mask in a filter ours is predicted to take."""
-    return {name for f in filters if predict_refusal(f) is None
-            for name, _v, m in f['keys'] if full_mask(K.KEY[name], m)}
+    """Keys under a non-zero mask in a filter ours is predicted to take,
+    that it keeps (their prerequisite met)."""
+    out = set()
+    for f in filters:
+        p = M.predict(f)
+        if p['refusal'] is None:
+            out.update(name for name, _v, m in f['keys']
+                       if name in p['applied'] and
+                       full_mask(K.KEY[name], m))
+    return out
 
 
 def zero_masked(f, names):

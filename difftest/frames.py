@@ -126,6 +126,20 @@ def nvlans_chain(rng, f, n):
     return tpids + [inner]
 
 
+def frame_view(f):
+    """The filter whose shape f's frames take: f, or for a lenient
+    request whose eth_type is not its protocol (model.tc_proto()) the
+    protocol's shape, with the eth_type inside the tag when the protocol
+    is a VLAN TPID (a frame stock matches: the protocol is the outer
+    tag's, the eth_type the dissector's n_proto)."""
+    tp = f.get('tc_proto')
+    if not tp or tp == f['proto']:
+        return f
+    if tp in VLANS and f['proto'] not in VLANS and f['proto'] != 'all':
+        return dict(f, proto=tp, vlan_eth=f['proto'], cvlan_eth=None)
+    return dict(f, proto=tp, vlan_eth=None, cvlan_eth=None)
+
+
 def base_spec(rng, f):
     s = dict(dst=rmac(rng), src=rmac(rng), tags=[], pad=0, trunc=None)
     proto = f['proto']

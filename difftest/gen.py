@@ -60,7 +60,7 @@ import sys
 sys.dont_write_bytecode = True
 
 from difftest import keys as K
-from difftest.model import full_mask, predict_refusal
+from difftest.model import full_mask, predict, predict_refusal
 from difftest.filters import (GROUP_SIZES, GROUP_START, RX_DEV, TUN_DEVS,
                               TX_DEV, covered, describe, encode_filter,
                               gen_filter, gen_group, need_met, put_range,
@@ -70,8 +70,11 @@ from difftest.tunnel import (TUNNEL_SHARE, gen_tunnel_filter, rand_tun,
                              tunnel_reach, tunnel_setup)
 from difftest.conntrack import (CT_FILTERS, CT_MAC, NOCT_MAC, ct_action,
                                 ct_flows, gen_ct_filter, gen_ct_filter_with)
-from difftest.frames import (apply_keys, base_spec, joint_frame,
-                             near_misses, random_spec, range_bounds)
+from difftest.frames import (apply_keys, base_spec, frame_view,
+                             joint_frame, near_misses, random_spec,
+                             range_bounds)
+from difftest.lenient import LENIENT_KINDS, LENIENT_SHARE, gen_lenient
+from difftest.classes import enc_families
 from difftest.mutations import mutate
 from flower import packets as P
 # used through gen by difftest/tests and flower/tests/test_packets.py
@@ -99,11 +102,11 @@ def gen_filter_with(rng, name):
         if name == 'num_of_vlans' and not f.get('nvlans_form'):
             continue
         if k.get('range'):
-            if not need_met(f, k['need']):
+            if not need_met(f, k['draw']):
                 continue
             put_range(f, k['range'], *rand_range(rng))
         elif name != 'num_of_vlans':
-            if not need_met(f, k['need']):
+            if not need_met(f, k['draw']):
                 continue
             f['keys'] = [x for x in f['keys'] if x[0] != name]
             m = rand_mask(rng, k) if k['mask'] else None
@@ -136,6 +139,25 @@ def gen_batch(rng, nfilters, index0=0, cover=False):
     has, so that every key of keys.py is matched in the batch."""
     filters, packets, prios, handles, groups = [], [], [], [], []
     made = 0
+
+    def add_solo(f):
+        """f in a prio of its own, and its twin: the same filter without
+        its zero-mask address keys, or tunnel address keys, and without
+        IPv4 tunnel keys beside IPv6 ones (the known stock bugs are
+        recognised by comparing with it)."""
+        filters.append(f)
+        prios.append((prios[-1] if prios else 0) + 1)
+        handles.append(1)
+        zk = zero_masked(f, K.ZERO_MASK_ADDR_KEYS + K.ZERO_MASK_ENC_KEYS)
+        if enc_families(f):
+            zk += [kk for kk in f['keys'] if kk[0].startswith('enc_ipv4')
+                   and kk not in zk]
+        if zk:
+            tw = dict(f, keys=[kk for kk in f['keys'] if kk not in zk],
+                      twin_of=len(filters) - 1)
+            filters.append(tw)
+            prios.append(prios[-1] + 1)
+            handles.append(1)
     while made < nfilters:
         size = wchoice(rng, GROUP_SIZES)
         members = gen_group(rng, min(size, nfilters - made)) \
@@ -151,22 +173,15 @@ def gen_batch(rng, nfilters, index0=0, cover=False):
                 handles.append(h)
             made += len(members)
             continue
-        f = gen_tunnel_filter(rng) if rng.random() < TUNNEL_SHARE \
-            else gen_filter(rng)
-        filters.append(f)
-        prios.append((prios[-1] if prios else 0) + 1)
-        handles.append(1)
+        x = rng.random()
+        f = gen_tunnel_filter(rng) if x < TUNNEL_SHARE else \
+            gen_lenient(rng) if x < TUNNEL_SHARE + LENIENT_SHARE else \
+            gen_filter(rng)
+        add_solo(f)
         made += 1
-        # twin: the same filter without its zero-mask address keys, or
-        # tunnel address keys (the known stock bugs are recognised by
-        # comparing with it)
-        zk = zero_masked(f, K.ZERO_MASK_ADDR_KEYS + K.ZERO_MASK_ENC_KEYS)
-        if zk:
-            tw = dict(f, keys=[kk for kk in f['keys'] if kk not in zk],
-                      twin_of=len(filters) - 1)
-            filters.append(tw)
-            prios.append(prios[-1] + 1)
-            handles.append(1)
+    # one lenient filter of each kind (docs/leniency.md's rows)
+    for kind in LENIENT_KINDS:
+        add_solo(gen_lenient(rng, kind))
     # the hash probe: every frame that reaches tc has hash 0 (keys.py),
     # so it counts each of them on stock (checks.py: hash_problems())
     filters.append(hash_probe())
@@ -195,7 +210,7 @@ def gen_batch(rng, nfilters, index0=0, cover=False):
     for fi, f in enumerate(filters):
         if 'twin_of' in f or f.get('chain') or f.get('probe'):
             continue     # a twin's frames are its filter's; ct: the flows
-        s = base_spec(rng, f)
+        s = base_spec(rng, frame_view(f))
         if f.get('dev'):
             s['tun'] = rand_tun(rng, f['dev'], f['tun_v'])
         apply_keys(rng, s, f)
@@ -241,7 +256,9 @@ def gen_batch(rng, nfilters, index0=0, cover=False):
     for fi, f in enumerate(filters):
         f['attrs'] = encode_filter(f)
         f['desc'] = describe(f)
-        f['refusal'] = predict_refusal(f)
+        p = predict(f)
+        f['refusal'] = p['refusal']
+        f['warnings'] = p['warnings']
         if 'group' in f:
             g = groups[f['group']]
             f['desc'] += ' [prio %d: mask %d of %d]' % (
@@ -283,7 +300,8 @@ def main():
     nv = sum(len(b['filters']) * len(b['packets']) for b in batches)
     print('difftest: seed %d: %d batches (%s), %d filters (%d in %d groups, '
           '%d added to cover a key, %d on a tunnel device, %d with a port '
-          'range, %d in %d range groups, %d with the hash key), %d frames (%d '
+          'range, %d in %d range groups, %d with the hash key, %d lenient '
+          'requests), %d frames (%d '
           'tunneled, %d at or beside a range bound), %d pairs'
           % (a.seed, len(batches), ' '.join(b['hook'] for b in batches),
              sum(len(b['filters']) for b in batches),
@@ -297,6 +315,8 @@ def main():
              sum(bool(b['filters'][g[0]].get('range_group'))
                  for b in batches for g in b['groups']),
              sum(any(k[0] == 'hash' for k in f['keys'])
+                 for b in batches for f in b['filters']),
+             sum(bool(f.get('lenient')) and 'twin_of' not in f
                  for b in batches for f in b['filters']),
              sum(len(b['packets']) for b in batches),
              sum(bool(p['spec'] and p['spec'].get('tun'))

@@ -3,9 +3,13 @@
 
 A row says which TCA_FLOWER_* attribute carries the key (and its mask,
 if the key takes one), how wide it is and in which byte order netlink
-carries it, which filter protocol / ip_proto the key needs (both kernels
-only look at it then; ours refuses it otherwise), and which field of the
-packet model (flower/packets.py) it matches.  Adding a key = one row.
+carries it, which filter shape the key needs to apply (`need`: the
+kernels' rule, flower/needs.py; without it both kernels ignore the key,
+ours with a warning), which shape the generator gives it in a filter
+that is to apply every key (`draw`: narrower where the kernels' rule
+lets a key go with shapes tc never sends, IPv4 addresses under protocol
+all), and which field of the packet model (flower/packets.py) it matches.
+Adding a key = one row.
 
 `tunnel` marks the enc_* keys: they match the tunnel metadata a
 collect_md tunnel device gives the frames it decapsulates, so only
@@ -24,12 +28,11 @@ they bound.  `hash` marks TCA_FLOWER_KEY_HASH (+ _MASK, host-order u32),
 matched against skb_get_hash_raw(): the rig's frames have no skb hash
 (runner.py: single-queue veths, so nothing computes one on the way), so
 a hash filter matches when its value under its mask is 0; its packet
-field is none.  Neither is in flower/keys.py (they are not fl_keys[] rows
-of ours yet): their rows are written here.
+field is none.  Their rows are written here (flower/keys.py has them
+too, without the oracle's range and hash rules).
 
-`guarded` marks keys ours may refuse today (the lead is adding them): they
-are generated anyway; a filter one kernel refuses and the other accepts
-is the by-design divergence class "refused key".
+`guarded` marks the keys added to ours after the others: drawn less
+often.
 
 Pure data + tiny helpers, no scapy, no pyroute2: the guest runner never
 imports this (the generator pre-encodes each filter's attributes).
@@ -48,16 +51,29 @@ PROTOS = dict(uapi.ETH_P, **{'0x9000': 0x9000})
 VLAN_TPIDS = uapi.VLAN_TPIDS
 
 # need: the oracle's names for flower.needs' (which filter shape a key
-# requires): any, ip (ipv4 or ipv6), ipv4, ipv6, arp, mpls, ppp, vlan,
-# cvlan, and tcp / udp / sctp / icmp4 / icmp6 / l2tp (n_proto + ip_proto).
-NEED = {'NONE': 'any', 'IP': 'ip', 'IPV4': 'ipv4', 'IPV6': 'ipv6',
-        'TCP': 'tcp', 'UDP': 'udp', 'SCTP': 'sctp', 'ICMPV4': 'icmp4',
-        'ICMPV6': 'icmp6', 'ARP': 'arp', 'VLAN': 'vlan', 'CVLAN': 'cvlan',
-        'MPLS': 'mpls', 'PPPOE': 'ppp', 'L2TP': 'l2tp',
-        'ENC_IPV4': 'enc4', 'ENC_IPV6': 'enc6'}
-# ip_flags: ours takes it with any protocol; the oracle gives it only over
-# IP, where a packet can be a fragment.
-NEED_OVERRIDE = {'ip_flags': 'ip'}
+# requires to apply): any, ip (ipv4 or ipv6), v4addrs (an IPv4 address
+# key: IPv4 addresses, always met by their own), noipv4 (no IPv4 address
+# key beside it: IPv6 addresses), enc6addrs (an IPv6 tunnel address key:
+# IPv6 tunnel addresses), noenc6 (no IPv6 tunnel address key beside it:
+# IPv4 tunnel addresses), arp, mpls, ppp, vlan, cvlan, and tcp / udp /
+# sctp / icmp4 / icmp6 / l2tp (n_proto + ip_proto).
+NEED = {'NONE': 'any', 'IP': 'ip', 'IPV4_ADDRS': 'v4addrs',
+        'NO_IPV4_ADDRS': 'noipv4', 'ENC_IPV6_ADDRS': 'enc6addrs',
+        'NO_ENC_IPV6_ADDRS': 'noenc6',
+        'TCP': 'tcp', 'UDP': 'udp', 'SCTP': 'sctp', 'L4': 'l4port',
+        'ICMPV4': 'icmp4', 'ICMPV6': 'icmp6', 'ARP': 'arp', 'VLAN': 'vlan',
+        'CVLAN': 'cvlan', 'MPLS': 'mpls', 'PPPOE': 'ppp', 'L2TP': 'l2tp'}
+# draw: the shape a generated filter gives a key that is to apply with no
+# warning, where it is narrower than the need: IPv4 (IPv6) addresses
+# under protocol ip (ipv6), as tc sends them (filters.need_met(): under
+# protocol all they count too, and another exact ethertype keeps them
+# with a warning: the lenient filters draw those); ip_flags over IP, where
+# a packet can be a fragment; the tunnel addresses on a tunnel of their
+# family (enc4, enc6: both families in one filter is a lenient filter).
+DRAW = {'ipv4_src': 'ipv4', 'ipv4_dst': 'ipv4', 'ipv6_src': 'ipv6',
+        'ipv6_dst': 'ipv6', 'ip_flags': 'ip',
+        'enc_ipv4_src': 'enc4', 'enc_ipv4_dst': 'enc4',
+        'enc_ipv6_src': 'enc6', 'enc_ipv6_dst': 'enc6'}
 
 # The keys the oracle draws from (flower.keys' rows with a packet field),
 # in this order (a seed's filters depend on it).  `guarded` keys were
@@ -85,9 +101,10 @@ CT_FLAGS = 0x3f
 
 def _row(name, guarded, tunnel=False, ct=False):
     k = FK.KEY[name]
+    need = NEED[k.need]
     return dict(name=name, attr=k.attr, mask=k.mask, width=k.width,
-                order=FK.order(k),
-                need=NEED_OVERRIDE.get(name, NEED[k.need]), field=k.field,
+                order=FK.order(k), need=need, draw=DRAW.get(name, need),
+                field=k.field,
                 bits=CT_FLAGS if name == 'ct_state' else k.bits,
                 guarded=guarded, tunnel=tunnel, ct=ct)
 
@@ -104,12 +121,12 @@ RANGE_PAIR = {'dst': ('port_dst_min', 'port_dst_max'),
 
 def _range_row(name, attr, direction, bound, field):
     return dict(name=name, attr=attr, mask=None, width=2, order='be',
-                need='l4port', field=field, bits=0xffff, guarded=True,
+                need='l4port', draw='l4port', field=field, bits=0xffff, guarded=True,
                 tunnel=False, ct=False, range=direction, bound=bound)
 
 
 HASH = dict(name='hash', attr='KEY_HASH', mask='KEY_HASH_MASK', width=4,
-            order='he', need='any', field=None, bits=0xffffffff,
+            order='he', need='any', draw='any', field=None, bits=0xffffffff,
             guarded=True, tunnel=False, ct=False, hash=True)
 
 

@@ -1,8 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """model.py - what ours answers to a generated filter: the refusal its
-fl_change() gives, or none.  gen.py records the prediction with each
-filter and compare.py accepts "ours refuses, stock accepts" as by design
-only where ours' errno and message are exactly the predicted ones."""
+fl_change() gives, or none, and the warnings it may give when it accepts.
+
+Since series step 22 ours refuses only what stock 6.1 refuses (malformed
+requests, MPLS fields wider than their bits, port ranges without both
+bounds or in the wrong order, ip_flags without a mask, ct_state sets no
+packet has); every other request stock takes, ours takes too, with
+stock's key and mask, and an extack warning for each thing stock does
+silently (docs/leniency.md, flower/needs.py's MESSAGES and WARNINGS).
+gen.py records the prediction with each filter (predict()): compare.py
+checks ours' answer against it (errno and extack of a refusal; the
+warning of an acceptance, ours only), and files any refusal by ours that
+stock does not make as our bug."""
 
 from difftest import keys as K
 from flower import needs, uapi
@@ -19,18 +28,10 @@ def full_mask(k, m):
     return (1 << 8 * k['width']) - 1 if m is None else m
 
 
-# ours' fl_change() (kernel/net/sched/cls_flower.c), for the keys this
-# generator makes, in ours' order: the protocol and the tags' ranges
-# (fl_set_key_eth_type), ip_flags, MPLS, the tunnel family, then the rows
-# of fl_keys[]
-# (ip_proto first), then fl_check_tags and the TCP flags mask.  Each
-# refusal is [errno, extack, class]: class names the declared difference
-# (compare.DESIGN) when stock accepts such a filter, None when it is no
-# declared difference (stock refuses it too, or the generator erred).
 EINVAL, EOPNOTSUPP = 22, 95
+# the oracle's need names -> ours' warning for a key whose need is unmet
 NEED_MSG = {K.NEED[n]: m for n, m in needs.MESSAGES.items() if n in K.NEED}
-# the port range keys' prerequisite (ours; stock ignores the keys without it)
-NEED_MSG['l4port'] = 'Key requires ip_proto tcp, udp or sctp'
+W = needs.WARNINGS
 # fl_set_key_port_range() (stock's messages, upstream's "Ensure both
 # minimum and maximum ports are specified"): both kernels refuse these
 RANGE_BOTH_MSG = {'dst': 'Both min and max destination ports must be '
@@ -40,25 +41,34 @@ RANGE_ORDER_MSG = {'dst': 'Invalid destination port range (min must be '
                           'strictly smaller than max)',
                    'src': 'Invalid source port range (min must be '
                           'strictly smaller than max)'}
-# fl_keys[] after IP_PROTO (the VLAN, MPLS and PPP keys are parsed elsewhere)
-ROWS = ('eth_dst', 'eth_src', 'num_of_vlans', 'pppoe_sid', 'ipv4_src',
-        'ipv4_dst', 'ipv6_src', 'ipv6_dst', 'ip_tos', 'ip_ttl', 'tcp_src',
-        'tcp_dst', 'udp_src', 'udp_dst', 'sctp_src', 'sctp_dst',
+# ours' fl_keys[], in order, as far as the oracle has the keys (the VLAN,
+# MPLS, PPP proto and ip_flags keys are parsed elsewhere)
+ROWS = ('ip_proto', 'eth_dst', 'eth_src', 'num_of_vlans', 'pppoe_sid',
+        'ipv4_src', 'ipv4_dst', 'ipv6_src', 'ipv6_dst', 'ip_tos', 'ip_ttl',
+        'tcp_src', 'tcp_dst', 'udp_src', 'udp_dst', 'sctp_src', 'sctp_dst',
+        'port_dst_min', 'port_dst_max', 'port_src_min', 'port_src_max',
         'tcp_flags', 'icmpv4_type', 'icmpv4_code', 'icmpv6_type',
         'icmpv6_code', 'arp_op', 'arp_sip', 'arp_tip', 'arp_sha', 'arp_tha',
-        'l2tpv3_sid')
+        'l2tpv3_sid', 'hash', 'enc_key_id', 'enc_ipv4_src', 'enc_ipv4_dst',
+        'enc_ipv6_src', 'enc_ipv6_dst', 'enc_udp_src', 'enc_udp_dst',
+        'enc_ip_tos', 'enc_ip_ttl', 'ct_state', 'ct_zone', 'ct_mark',
+        'ct_labels')
 # fl_set_key_pppoe(): ppp_proto ip/ipv6/mpls is also the filter's n_proto
 PPP_CARRIED = {v: k for k, v in uapi.PPP_PROTO.items()}
-# (key, largest value, extack, class): stock masks VLAN values silently,
-# and refuses the MPLS ones as ours does (no declared difference)
-TAG_RANGES = (('_id', 0xfff, 'VLAN id must be below 4096'),
-              ('_prio', 7, 'VLAN priority must be below 8'))
+# (key suffix, largest value, warning): both kernels mask wider values
+TAG_RANGES = (('_id', 0xfff, W['vlan_id']), ('_prio', 7, W['vlan_prio']))
+MPLS_KEYS = ('mpls_ttl', 'mpls_bos', 'mpls_tc', 'mpls_label')
 MPLS_RANGES = (('mpls_bos', 1, 'Bottom Of Stack (BOS) must be 0 or 1'),
                ('mpls_tc', 7, 'Traffic Class (TC) must be between 0 and 7'),
                ('mpls_label', 0xfffff, 'Label must be between 0 and 1048575'))
-FLAGS_MSG = 'Unsupported flower key flags: only frag and firstfrag'
-ENC_FAMILIES_MSG = 'IPv4 and IPv6 tunnel addresses cannot be combined'
-TCP_FLAGS_MSG = 'TCP flags mask has bits above 0xfff, which no packet sets'
+# the ip_flags bits a packet has (frag, firstfrag)
+IP_FLAGS_KNOWN = sum(uapi.KEY_FLAGS_BITS.values())
+# attributes a request may carry that no key of the oracle is: their
+# numbers (filters.py's lenient requests put them in a filter's 'extra')
+IN_HW_COUNT = uapi.BY_NAME['IN_HW_COUNT'].number
+MPLS_OPTS = uapi.BY_NAME['KEY_MPLS_OPTS'].number
+MASKS = {a.number for a in uapi.TABLE
+         if a.mask and a.name.endswith('_MASK')}
 
 
 def ct_state_error(state):
@@ -76,13 +86,58 @@ def ct_state_error(state):
     return None
 
 
-def predict_refusal(f):
-    """[errno, extack, class] of ours' refusal of filter f, or None: ours
-    accepts it."""
+def eth_type(f):
+    """The filter's TCA_FLOWER_KEY_ETH_TYPE (a protocol name), or None:
+    protocol all sends none, nor does a lenient request without it."""
+    if f.get('no_eth_type') or f['proto'] == 'all':
+        return None
+    return f['proto']
+
+
+def tc_proto(f):
+    """The filter's protocol (the tcmsg's): its eth_type's, unless a
+    lenient request gives another."""
+    return f.get('tc_proto') or f['proto']
+
+
+def unknown_type(t):
+    """An attribute type flower's policy does not have (0, or above
+    TCA_FLOWER_MAX): both kernels ignore it, ours with a warning."""
+    return t <= 0 or t > uapi.MAX
+
+
+def predict(f):
+    """Ours' answer to filter f: dict(refusal=[errno, extack, None] or
+    None, warnings=[the warnings it gives, in its order, when it accepts],
+    applied=[the keys it keeps: their need met]).  Netlink carries one
+    message, the first warning."""
     kv = {name: (v, m) for name, v, m in f['keys']}
     nv = kv['num_of_vlans'][0] if 'num_of_vlans' in kv else 0
     st = dict(n_proto=None, ip_proto=None, tag0=False, tag1=False,
-              pppoe=False)
+              pppoe=False, v4addrs=False, enc6addrs=False)
+    warns, applied = [], set()
+    out = dict(refusal=None, warnings=warns, applied=applied)
+
+    def warn(msg):
+        if msg not in warns:
+            warns.append(msg)
+
+    def refuse(err, msg):
+        out['refusal'] = [err, msg, None]
+        return out
+
+    # fl_warn_lax_attrs(): the liberal parse's attributes, in order
+    for t, h in encoded_attrs(f):
+        if unknown_type(t):
+            warn(W['unknown_attr'])
+            continue
+        if t == IN_HW_COUNT:
+            # only dumped: no policy, any length
+            warn(W['in_hw_count'])
+            continue
+        ln = uapi.BY_NUMBER[t].length
+        if ln and len(h) // 2 > ln and not fixed_max(t):
+            warn(W['attr_long'])
 
     def is_tag(et, before):         # fl_is_tag()
         return et in VLANS or nv > before
@@ -95,101 +150,160 @@ def predict_refusal(f):
         else:
             st['n_proto'] = et
 
-    def tag(pre):                   # fl_set_key_tag(): the range checks
+    def tag(pre):                   # fl_set_key_tag(): values masked
         for suffix, top, msg in TAG_RANGES:
             if pre + suffix in kv and kv[pre + suffix][0] > top:
-                return [EINVAL, msg, 'refused-range']
-        return None
+                warn(msg)
+        applied.update(pre + s for s, _t, _m in TAG_RANGES
+                       if pre + s in kv)
 
     def met(need):                  # fl_need_met()
         np, ipp = st['n_proto'], st['ip_proto']
-        return {'any': True, 'ip': np in ('ip', 'ipv6'), 'ipv4': np == 'ip',
-                'ipv6': np == 'ipv6', 'tcp': ipp == 6, 'udp': ipp == 17,
-                'sctp': ipp == 132, 'l2tp': ipp == 115,
+        return {'any': True, 'ip': np in ('ip', 'ipv6'),
+                'v4addrs': st['v4addrs'], 'noipv4': not st['v4addrs'],
+                'enc6addrs': st['enc6addrs'],
+                'noenc6': not st['enc6addrs'], 'tcp': ipp == 6,
+                'udp': ipp == 17, 'sctp': ipp == 132, 'l2tp': ipp == 115,
                 'l4port': ipp in (6, 17, 132),
                 'icmp4': np == 'ip' and ipp == 1,
                 'icmp6': np == 'ipv6' and ipp == 58,
-                'arp': np in ('arp', 'rarp'), 'mpls': np in ('mpls_uc', 'mpls_mc'),
+                'arp': np in ('arp', 'rarp'),
+                'mpls': np in ('mpls_uc', 'mpls_mc'),
                 'vlan': st['tag0'], 'cvlan': st['tag1'],
                 'ppp': st['pppoe']}[need]
 
-    def prereq(need):
-        return [EINVAL, NEED_MSG[need], 'refused-prerequisite']
-
     # fl_set_key_eth_type(), fl_set_key_vlans()
-    if is_tag(f['proto'], 0):
-        r = tag('vlan')
-        if r:
-            return r
+    et = eth_type(f)
+    if et is not None and tc_proto(f) != 'all' and \
+            K.PROTOS[et] != K.PROTOS[tc_proto(f)]:
+        warn(W['eth_type'])
+    if is_tag(et, 0):
+        tag('vlan')
         st['tag0'] = True
         if not is_tag(f['vlan_eth'], 1):
             if f['vlan_eth']:
                 inner(f['vlan_eth'])
         else:
-            r = tag('cvlan')
-            if r:
-                return r
+            tag('cvlan')
             st['tag1'] = True
             if f['cvlan_eth']:
                 inner(f['cvlan_eth'])
-    elif f['proto'] != 'all':
-        inner(f['proto'])
+    elif et is not None:
+        inner(et)
+    if st['pppoe'] and 'ppp_proto' in kv:
+        applied.add('ppp_proto')
     # fl_set_key_ip_flags(): any protocol
+    extra = {t for t, _h in f.get('extra', ())}
     if 'ip_flags' in kv:
         v, m = kv['ip_flags']
         if m is None:
-            return [EINVAL, 'Missing flags mask', None]
-        if (v | m) & ~0x3:
-            return [EOPNOTSUPP, FLAGS_MSG, 'refused-flag-bits']
+            return refuse(EINVAL, 'Missing flags mask')
+        if (v | m) & ~IP_FLAGS_KNOWN:
+            warn(W['ip_flags'])
+        applied.add('ip_flags')
+    elif K.A['KEY_FLAGS_MASK'] in extra:
+        warn(W['mask_without_key'])
     # fl_set_key_mpls()
-    if any(n in kv for n in ('mpls_ttl', 'mpls_bos', 'mpls_tc', 'mpls_label')):
+    if any(n in kv for n in MPLS_KEYS) or MPLS_OPTS in extra:
         if not met('mpls'):
-            return prereq('mpls')
-        for name, top, msg in MPLS_RANGES:
-            if name in kv and kv[name][0] & ~top:
-                return [EINVAL, msg, None]
-    # fl_set_key_enc_control(): one tunnel family (then the rows' enc4 /
-    # enc6 needs are met)
-    if any(n.startswith('enc_ipv4') for n in kv) and \
-            any(n.startswith('enc_ipv6') for n in kv):
-        return [EINVAL, ENC_FAMILIES_MSG, None]
-    # fl_keys[]
+            warn(NEED_MSG['mpls'])
+        else:
+            for name, top, msg in MPLS_RANGES:
+                if name in kv and kv[name][0] & ~top:
+                    return refuse(EINVAL, msg)
+            applied.update(n for n in MPLS_KEYS if n in kv)
+    # fl_set_key_enc_opts(): a mask without its options
+    if K.A['KEY_ENC_OPTS_MASK'] in extra:
+        warn(W['mask_without_key'])
+    # fl_set_key_enc_control(): with both families the tunnel's is IPv6,
+    # and the IPv4 rows are ignored (their need)
+    st['enc6addrs'] = any(n.startswith('enc_ipv6') for n in kv)
+    # fl_set_key_addr_type(): IPv4 addresses win; an exact ethertype of
+    # another family keeps them, and no packet matches
+    fam = 'ip' if any(n.startswith('ipv4_') for n in kv) else \
+        'ipv6' if any(n.startswith('ipv6_') for n in kv) else None
+    if fam and st['n_proto'] is not None and st['n_proto'] != fam:
+        warn(W['addr_family'])
+    st['v4addrs'] = fam == 'ip'
+    # fl_keys[]: a mask without its key, then a key whose need is unmet
+    present = set(kv)
     if f['ip_proto'] is not None:
-        if not met('ip'):
-            return prereq('ip')
-        st['ip_proto'] = f['ip_proto']
+        present.add('ip_proto')
     for name in ROWS:
-        if name in kv and not met(K.KEY[name]['need']):
-            return prereq(K.KEY[name]['need'])
-    # the port ranges (fl_set_key_port_range(), under tcp / udp / sctp):
-    # both bounds of a direction, dst first, then min < max
-    rk = [n for n in kv if K.KEY[n].get('range')]
-    if rk:
-        if not met('l4port'):
-            return prereq('l4port')
-        for d in ('dst', 'src'):
-            if (K.RANGE_PAIR[d][0] in kv) != (K.RANGE_PAIR[d][1] in kv):
-                return [EINVAL, RANGE_BOTH_MSG[d], None]
-        for d in ('dst', 'src'):
-            lo, hi = (kv.get(n, (None,))[0] for n in K.RANGE_PAIR[d])
-            if lo is not None and hi <= lo:
-                return [EINVAL, RANGE_ORDER_MSG[d], None]
-    # fl_check_tags(), fl_check_tcp_flags()
+        k = K.KEY.get(name)
+        if name not in present:
+            if k and k['mask'] and K.A[k['mask']] in extra:
+                warn(W['mask_without_key'])
+            continue
+        need = 'ip' if name == 'ip_proto' else k['need']
+        if not met(need):
+            warn(NEED_MSG[need])
+            continue
+        if name == 'ip_proto':
+            st['ip_proto'] = f['ip_proto']
+        else:
+            applied.add(name)
+    # fl_warn_tags(): tag and PPP keys the protocol left no room for
     for need, attrs in (('vlan', ('vlan_id', 'vlan_prio', 'vlan_eth')),
                         ('cvlan', ('cvlan_id', 'cvlan_prio', 'cvlan_eth')),
                         ('ppp', ('ppp_proto',))):
         if any(a in kv or f.get(a) for a in attrs) and not met(need):
-            return prereq(need)
-    if 'tcp_flags' in kv and \
+            warn(NEED_MSG[need])
+    # fl_warn_tcp_flags(): kept as given
+    if 'tcp_flags' in applied and \
             full_mask(K.KEY['tcp_flags'], kv['tcp_flags'][1]) & ~0xfff:
-        return [EINVAL, TCP_FLAGS_MSG, 'refused-range']
+        warn(W['tcp_flags'])
+    # fl_check_port_range() (both bounds of a direction, dst first, then
+    # min < max), on the bounds kept
+    rk = {n for n in applied if K.KEY[n].get('range')}
+    for d in ('dst', 'src'):
+        if (K.RANGE_PAIR[d][0] in rk) != (K.RANGE_PAIR[d][1] in rk):
+            return refuse(EINVAL, RANGE_BOTH_MSG[d])
+    for d in ('dst', 'src'):
+        lo, hi = (kv[n][0] if n in rk else None for n in K.RANGE_PAIR[d])
+        if lo is not None and hi <= lo:
+            return refuse(EINVAL, RANGE_ORDER_MSG[d])
     # fl_check_ct(): the conntrack options are built in the guest kernel
     if 'ct_state' in kv:
         v, m = kv['ct_state']
         # a bit the uAPI does not define, in the value or the mask
         if (v | (m or 0)) & ~K.CT_FLAGS:
-            return [EINVAL, 'Unknown ct_state flags', None]
+            return refuse(EINVAL, 'Unknown ct_state flags')
         msg = ct_state_error(v & full_mask(K.KEY['ct_state'], m))
         if msg:
-            return [EINVAL, msg, None]
-    return None
+            return refuse(EINVAL, msg)
+    return out
+
+
+def fixed_max(t):
+    """An attribute whose policy length is a maximum (NLA_BINARY
+    ct_labels): a longer one is refused by both kernels, not taken."""
+    return uapi.BY_NUMBER[t].name.startswith('KEY_CT_LABELS')
+
+
+def encoded_attrs(f):
+    """f's TCA_OPTIONS as encode_filter() gives them: [[type, hex], ...]
+    (f['attrs'] once gen.py has set it)."""
+    if 'attrs' in f:
+        return f['attrs']
+    from difftest.filters import encode_filter
+    return encode_filter(f)
+
+
+def predict_refusal(f):
+    """[errno, extack, class] of ours' refusal of filter f, or None: ours
+    accepts it.  The class is None: every refusal ours makes, stock makes
+    too (a refusal stock does not make is our bug)."""
+    return predict(f)['refusal']
+
+
+def warnings(f):
+    """The warnings ours gives when it accepts f, in its order (the first
+    is the one netlink carries); [] for none."""
+    return predict(f)['warnings']
+
+
+def applied(f):
+    """The keys of f ours keeps (their prerequisite met): the keys a
+    verdict on f tests."""
+    return predict(f)['applied']

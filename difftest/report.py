@@ -2,11 +2,27 @@
 """compare.py's docs/difftest.md.
 """
 import json
+import os
+import subprocess
 import time
 
 from difftest.classes import DESIGN, OURS_BUGS, STOCK_BUGS, class_title
-from difftest.checks import ct_counts, tunnel_counts
+from difftest.checks import (ct_counts, dump_counts, lenient_counts,
+                             tunnel_counts)
 from difftest.tdc_cases import frame_summary
+
+
+def commit():
+    """The repository's commit (short), and "with uncommitted changes in
+    kernel/" when the kernel sources differ from it."""
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def git(*args):
+        return subprocess.run(['git', '-C', repo] + list(args),
+                              capture_output=True, text=True).stdout.strip()
+    head = git('rev-parse', '--short', 'HEAD') or '?'
+    dirty = git('status', '--porcelain', '--', 'kernel')
+    return head + (' with uncommitted changes in kernel/' if dirty else '')
 
 
 def write_doc(path, cases, ours, stock, compared, nv, divs, by_class, lines,
@@ -15,11 +31,14 @@ def write_doc(path, cases, ours, stock, compared, nv, divs, by_class, lines,
     seed = cases['seed']
     w.append('# Differential oracle: ours vs the 6.1 tree\'s flower\n')
     w.append('Written by `make difftest` (difftest/difftest.mk, '
-             'difftest/README.md) from one run: seed %s, %s.\n'
-             % (seed, time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())))
+             'difftest/README.md) from one run: seed %s, %s, commit %s.\n'
+             % (seed, time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()),
+                commit()))
     w.append('## Run\n')
     w.append('| | ours | stock |\n|---|---|---|')
     w.append('| kernel | %s | %s (pristine cls_flower.ko) |' % (ours['kernel'], stock['kernel']))
+    w.append('| cls_flower srcversion | %s | %s |' % (
+        ours.get('srcversion'), stock.get('srcversion')))
     w.append('| filters x frames (pairs) | %d | %d |' % (nv['ours'], nv['stock']))
     w.append('| filters accepted | %d | %d |' % tuple(
         sum(1 for b in d['batches'] for f in b['filters'] if not f['err'])
@@ -39,13 +58,26 @@ def write_doc(path, cases, ours, stock, compared, nv, divs, by_class, lines,
              'on both); behind the ct action (chain 1): %d filters, %d '
              'verdicts, %d on the conntrack flows\' frames (%d matches on '
              'both).\n' % (tn, tv, tm, cn, cv, cf, cm))
+    ln, lst, lou, lw = lenient_counts(cases, ours, stock)
+    dn, dl = dump_counts(cases, ours, stock)
+    w.append('Lenient requests (docs/leniency.md: a key without its '
+             'prerequisite, a mask without its key, VLAN values above '
+             'their bits, tcp_flags mask bits above 0xfff, unknown '
+             'ip_flags bits, an eth_type unlike the protocol, no eth_type, '
+             'both tunnel families, unknown attribute types, '
+             'TCA_FLOWER_IN_HW_COUNT, attributes longer than their type): '
+             '%d, accepted by stock %d, by ours %d, %d of them with a '
+             'warning its model gives.  Dumps compared (filters both '
+             'kernels accepted): %d, %d of them lenient requests.\n'
+             % (ln, lst, lou, lw, dn, dl))
     w.append('## Divergences by class\n')
     w.append('| class | divergences |\n|---|---|')
     for c, n in sorted(by_class.items()):
         w.append('| %s | %d |' % (class_title(c), n))
     if not by_class:
         w.append('| none | 0 |')
-    w.append('\nA refused filter counts once; a (filter, frame) pair once.\n')
+    w.append('\nA refused filter counts once, so does a dump; a (filter, '
+             'frame) pair once.\n')
     for title, head, table in (
             ('## Declared differences (by design)\n', 'class | reason',
              DESIGN),
@@ -55,6 +87,11 @@ def write_doc(path, cases, ours, stock, compared, nv, divs, by_class, lines,
         w.append(title)
         w.append('| %s |\n|---|---|' % head)
         w.extend('| %s | %s |' % row for row in table.values())
+        if not table:
+            w.append('| none | since series step 22 ours refuses only what '
+                     'stock refuses (docs/leniency.md); the one request '
+                     'stock refuses and ours takes on purpose, a replace '
+                     'that changes the mask, is not generated here |')
     w.append('\n## Every divergence, grouped by filter\n')
     w.append('```')
     w.extend(lines[:400])

@@ -55,15 +55,19 @@ import time
 
 from difftest.keys import PROTOS
 from flower.nl import (NLM_F_ACK, NLM_F_CREATE, NLM_F_DUMP, NLM_F_EXCL,
-                       NLM_F_REQUEST, RTM_GETACTION, nlmsg,
+                       NLM_F_REQUEST, RTM_GETACTION, RTM_GETTFILTER, nlmsg,
                        RTM_NEWTFILTER, TC_H_CLSACT_EGRESS,
                        TC_H_CLSACT_INGRESS, TCA_KIND, TCA_OPTIONS, NLSock,
-                       nest, nla, tcmsg)
+                       nest, nla, tcmsg, walk_attrs)
 from flower.nl import attrs_by_type as parse_attrs
 from flower.uapi import ETH_P_ALL
 
 TCA_CHAIN = 11
 NETLINK_NETFILTER = 12
+# not compared in a dump: the actions (their counters) and the drivers'
+# count (stock dumps it always, ours in a full dump)
+TCA_FLOWER_IN_HW_COUNT = 86
+DUMP_SKIP = (3, TCA_FLOWER_IN_HW_COUNT)
 IPCTNL_MSG_CT_DELETE = 1 << 8 | 2      # NFNL_SUBSYS_CTNETLINK's
 TCA_FLOWER_ACT = 3
 TCA_MATCHALL_ACT = 2
@@ -170,6 +174,33 @@ class Rig:
                            payload)
         return rep.err, rep.msg or ''
 
+    def dump_filters(self, dev=None):
+        """{(chain, prio, handle): [[type, hex], ...]} of the flower
+        filters on dev's hook (a tunnel kind, else the batch's), every
+        chain: their TCA_OPTIONS, sorted (the kernels' attribute orders
+        differ), without the actions and TCA_FLOWER_IN_HW_COUNT."""
+        ifindex, parent = self.hooks[dev]
+        rep = self.nl.call(RTM_GETTFILTER, NLM_F_DUMP,
+                           tcmsg(ifindex, 0, parent))
+        if rep.err:
+            raise OSError(rep.err, 'filter dump failed: %s' % rep.msg)
+        out = {}
+        for typ, _flags, body in rep.msgs:
+            if typ != RTM_NEWTFILTER:
+                continue
+            _ifi, handle, _parent, info = struct.unpack_from('=iIII', body, 4)
+            tca = {t & 0x3fff: v for t, v in walk_attrs(body, 20)[0]}
+            if tca.get(TCA_KIND, b'').rstrip(b'\0') != b'flower' or \
+                    TCA_OPTIONS not in tca or not handle:
+                continue
+            chain = struct.unpack_from('=I', tca[TCA_CHAIN])[0] \
+                if TCA_CHAIN in tca else 0
+            out[(chain, info >> 16, handle)] = sorted(
+                [t & 0x3fff, v.hex()] for t, v in
+                walk_attrs(tca[TCA_OPTIONS])[0]
+                if t & 0x3fff not in DUMP_SKIP)
+        return out
+
     def ct_trigger(self, hook, prio, ct):
         """The batch's ct action in chain 0 after the guard: frames to
         the conntrack flows' MAC get the action (zone, commit with the mark
@@ -237,7 +268,10 @@ def run_batch(rig, batch, k, log):
     for i, f in enumerate(filters):
         opts = b''.join(nla(t, bytes.fromhex(h)) for t, h in f['attrs'])
         opts += nest(TCA_FLOWER_ACT, gact(base + i))
-        err, msg = rig.add_filter(prios[i], PROTOS[f['proto']], 'flower', opts,
+        # the filter's protocol: its eth_type's, unless a lenient request
+        # gives another (model.tc_proto())
+        err, msg = rig.add_filter(prios[i], PROTOS[f.get('tc_proto') or
+                                                   f['proto']], 'flower', opts,
                                   handles[i], dev=f.get('dev'),
                                   chain=f.get('chain', 0))
         res.append(dict(err=err, msg=msg, bits=[]))
@@ -356,15 +390,24 @@ def run_batch(rig, batch, k, log):
         prev = cur
         rounds += 1
     t_send = time.time() - t0
+    # what each filter holds: its dump (compare.py compares ours' with
+    # stock's)
+    t0 = time.time()
+    dumps = {d: rig.dump_filters(d) for d in [None] + devs}
+    t_dump = time.time() - t0
     for i, r in enumerate(res):
         r['bits'] = ''.join(map(str, verdict[i])) if not r['err'] else ''
+        if not r['err']:
+            r['dump'] = dumps[filters[i].get('dev')].get(
+                (filters[i].get('chain', 0), prios[i], handles[i]))
     return dict(filters=res, sent=[int(x) for x in sent_ok],
                 reached=''.join(map(str, reached)),
                 reached_tunnel={d: ''.join(map(str, r))
                                 for d, r in reached_tun.items() if d != 'ct'},
                 reached_ct=''.join(map(str, reached_tun.get('ct', []))),
                 tunnel_mispredicted=mispredicted,
-                t_install=t_install, t_send=t_send, rounds=rounds,
+                t_install=t_install, t_send=t_send, t_dump=t_dump,
+                rounds=rounds,
                 retries=retries)
 
 

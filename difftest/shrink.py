@@ -60,7 +60,8 @@ def key_subsets(f):
 def pick_reps(divs, per_class=3, unexplained=12):
     seen, reps = {}, []
     for d in divs:
-        if d['filter'] is None:
+        # a dump differs on the filter alone: its line says both dumps
+        if d['filter'] is None or d.get('dump'):
             continue
         c = d['cls'] or 'UNEXPLAINED'
         lim = unexplained if c == 'UNEXPLAINED' else per_class
@@ -93,7 +94,8 @@ def shrink_cases(cases, reps, seed):
             g.pop('twin_of', None)
             g['attrs'] = encode_filter(g)
             g['desc'] = describe(g)
-            g['refusal'] = M.predict_refusal(g)
+            p = M.predict(g)
+            g['refusal'], g['warnings'] = p['refusal'], p['warnings']
             fidx.append(len(cur['filters']))
             cur['filters'].append(g)
         for name, spec in pk:

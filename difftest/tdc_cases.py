@@ -31,13 +31,17 @@ def tdc_dev(f):
 
 
 def flnl_cmd(f, dev='$DEV1'):
+    """The filter's request as flowernl.py sends it: its protocol (a
+    lenient request's may differ from its eth_type), each attribute raw
+    (by number where the uAPI has no name for it)."""
     parts = ['$FLNL add --dev %s --parent ingress --prio 1 --handle 1' % dev,
-             '--protocol', '0x%04x' % K.PROTOS[f['proto']]]
+             '--protocol', '0x%04x' % K.PROTOS[f.get('tc_proto') or
+                                                f['proto']]]
     for t, h in f['attrs']:
         if t == K.A['INDEV'] and bytes.fromhex(h).rstrip(b'\0').decode() == RX_DEV:
             parts.append('--attr indev=$DEV1')
         else:
-            parts.append('--raw %s=%s' % (K.NAME[t], h))
+            parts.append('--raw %s=%s' % (K.NAME.get(t, str(t)), h))
     parts.append('--action drop')   # counts like pass; flowernl maps ok->pass, which pyroute2 lacks
     return ' '.join(parts)
 

@@ -81,7 +81,7 @@ def gen_tunnel_filter(rng, force=None):
     f['dev'] = 'geneve' if rng.random() < 0.3 else 'vxlan'
     f['tun_v'] = 6 if force and 'ipv6' in force else \
         4 if force and 'ipv4' in force else rng.choice([4, 4, 6])
-    pool = [k for k in K.KEYS if k['tunnel'] and need_met(f, k['need'])
+    pool = [k for k in K.KEYS if k['tunnel'] and need_met(f, k['draw'])
             and k['name'] != force]
     chosen = rng.sample(pool, rng.randint(0 if force else 1, 2 if force else 3))
     if force:

@@ -15,11 +15,15 @@ protocol and ip_proto, which ethertypes and IP protocol satisfy them
 them for L4, the port ranges' need: tcp, udp or sctp).  The others are
 about the filter's shape: VLAN / CVLAN (an outer / inner tag: a TPID, or
 num_of_vlans above 0 / 1), PPPOE (a PPPoE session ethertype),
-NO_IPV4_ADDRS (IPv6 addresses count only in a filter without IPv4 ones,
-as on stock), NO_ENC_IPV6_ADDRS (IPv4 tunnel addresses count only in a
-filter without IPv6 ones: stock keeps them, matches no packet, and dumps
-the IPv6 ones alone; docs/leniency.md); each tool models those its own
-way.
+and the address families, which the keys' address attributes fix
+(control.addr_type, enc_control.addr_type): IPV4_ADDRS / NO_IPV4_ADDRS
+(IPv4 addresses win, as on stock: IPv6 ones count only in a filter
+without IPv4 ones), ENC_IPV6_ADDRS / NO_ENC_IPV6_ADDRS (IPv6 tunnel
+addresses win, and IPv4 ones count only without them: stock writes them
+into the bytes the IPv6 ones share, docs/leniency.md).  The four also
+keep a dump to the family of the union the addresses share; a request
+never meets IPV4_ADDRS' or ENC_IPV6_ADDRS' message.  Each tool models
+these its own way.
 
 WARNINGS are ours' other warnings, each on a request stock accepts
 silently, and what both kernels then do (docs/leniency.md has the table);
@@ -31,12 +35,16 @@ request is refused; the comparison reports name a difference by them.
 
 from flower.uapi import ETH_P, IP_PROTO
 
-NEEDS = ('NONE', 'IP', 'NO_IPV4_ADDRS', 'NO_ENC_IPV6_ADDRS', 'TCP', 'UDP', 'SCTP', 'L4', 'ICMPV4',
-         'ICMPV6', 'ARP', 'VLAN', 'CVLAN', 'MPLS', 'PPPOE', 'L2TP')
+NEEDS = ('NONE', 'IP', 'IPV4_ADDRS', 'NO_IPV4_ADDRS', 'ENC_IPV6_ADDRS',
+         'NO_ENC_IPV6_ADDRS', 'TCP', 'UDP', 'SCTP', 'L4', 'ICMPV4', 'ICMPV6',
+         'ARP', 'VLAN', 'CVLAN', 'MPLS', 'PPPOE', 'L2TP')
 
 MESSAGES = {
     'IP': 'Key ignored: it requires protocol ip or ipv6',
+    'IPV4_ADDRS': "Key ignored: it is not of the filter's address family",
     'NO_IPV4_ADDRS': 'Key ignored: IPv6 addresses do not count beside IPv4 ones',
+    'ENC_IPV6_ADDRS': ("Key ignored: it is not of the filter's tunnel "
+                       "address family"),
     'NO_ENC_IPV6_ADDRS': ('Key ignored: IPv4 tunnel addresses do not count '
                           'beside IPv6 ones'),
     'TCP': 'Key ignored: it requires ip_proto tcp',

@@ -59,7 +59,8 @@ class TestGeneration(unittest.TestCase):
         for b in batches():
             for f in b['filters']:
                 rg = FL.valid_ranges(f)
-                if rg and f['refusal'] is None:
+                if rg and f['refusal'] is None and \
+                        any(K.KEY[n].get('range') for n in M.applied(f)):
                     dirs.add(tuple(sorted(rg)))
                     protos.add(f['ip_proto'])
                     fams.add(FL.eff_proto(f))
@@ -73,6 +74,12 @@ class TestGeneration(unittest.TestCase):
             for f in b['filters']:
                 rg = FL.ranges(f)
                 if any(None in r or r[0] >= r[1] for r in rg.values()):
+                    self.assertNotIn('group', f)
+                    self.assertNotIn('cover', f)
+                    if not any(K.KEY[n].get('range') for n in M.applied(f)):
+                        # without tcp / udp / sctp: ignored, not checked
+                        self.assertIsNone(f['refusal'], f['desc'])
+                        continue
                     bad += 1
                     self.assertIsNotNone(f['refusal'], f['desc'])
                     self.assertNotIn('group', f)
@@ -188,9 +195,13 @@ class TestModel(unittest.TestCase):
 
     def test_refusals(self):
         E = M.EINVAL
-        self.assertEqual(flt('ip', rng_keys(1, 2), 1)['refusal'],
-                         [E, 'Key requires ip_proto tcp, udp or sctp',
-                          'refused-prerequisite'])
+        # without tcp / udp / sctp: ignored, with a warning (even when
+        # it would be refused with them)
+        for keys in (rng_keys(1, 2), rng_keys(1, 2)[:1], rng_keys(5, 5)):
+            f = flt('ip', keys, 1)
+            self.assertIsNone(f['refusal'])
+            self.assertEqual(M.warnings(f), [
+                'Key ignored: it requires ip_proto tcp, udp or sctp'])
         self.assertEqual(flt('ip', rng_keys(1, 2)[:1], 6)['refusal'],
                          [E, M.RANGE_BOTH_MSG['dst'], None])
         self.assertEqual(flt('ip', rng_keys(1, 2, 'src')[1:], 17)['refusal'],
@@ -220,12 +231,14 @@ class TestClasses(unittest.TestCase):
         self.assertIn('ours-refuses-range-hash', C.OURS_BUGS)
         self.assertNotIn('ours-refuses-range-hash', C.DESIGN)
 
-    def test_the_declared_prerequisite_stays_by_design(self):
+    def test_a_range_without_its_prerequisite_refused_is_our_bug(self):
+        # stock ignores it (ours too since step 22, with a warning)
         f = flt('ip', rng_keys(1, 2), 1)
         got = dict(err=22, msg='Key requires ip_proto tcp, udp or sctp',
                    bits='')
         self.assertEqual(C.refusal_class(f, got, ACCEPT),
-                         'refused-prerequisite')
+                         'ours-refuses-range-hash')
+        self.assertNotIn('refused-prerequisite', C.DESIGN)
 
     def test_both_refuse_but_ours_as_unsupported(self):
         f = flt('ip', rng_keys(1, 2)[:1], 6)
@@ -268,7 +281,7 @@ class TestClasses(unittest.TestCase):
                 C.sys.argv = old
         text = buf.getvalue()
         self.assertEqual(rc, 1, text)
-        self.assertIn('(a) ours refuses a port range or the hash key', text)
+        self.assertIn('our bug: ours refuses a port range or the hash key', text)
         self.assertEqual(text.strip().splitlines()[-1], '0 passed, 1 failed')
 
 

@@ -52,8 +52,12 @@ def tunnel_frames(seeds=range(1, 6), kinds=('match',)):
 
 
 def enc_keys(f):
+    """f's tunnel keys under a non-zero mask that it keeps (not IPv4
+    tunnel addresses beside IPv6 ones)."""
+    kept = M.applied(f)
     return [(name, v, M.full_mask(K.KEY[name], m)) for name, v, m in f['keys']
-            if K.KEY[name]['tunnel'] and M.full_mask(K.KEY[name], m)]
+            if K.KEY[name]['tunnel'] and M.full_mask(K.KEY[name], m) and
+            name in kept]
 
 
 class TestTunnelFrames(unittest.TestCase):

@@ -145,16 +145,13 @@ PPP_CARRIED = uapi.PPP_CARRIED
 ETH_P_PPP_SES, ETH_P_ALL = uapi.ETH_P_PPP_SES, uapi.ETH_P_ALL
 IPPROTO_L2TP = uapi.IP_PROTO['l2tp']
 
-# fl_set_key_enc_control(): attributes that fix the tunnel's family, and
-# those that only ask for tunnel metadata (key id, ports, tos/ttl, options)
-ENC_V4 = [A['KEY_ENC_IPV4_' + n] for n in ('SRC', 'SRC_MASK', 'DST',
-                                            'DST_MASK')]
-ENC_V6 = [A['KEY_ENC_IPV6_' + n] for n in ('SRC', 'SRC_MASK', 'DST',
-                                            'DST_MASK')]
+# fl_set_key_enc_control(): keys that fix the tunnel's family, and those
+# that only ask for tunnel metadata (key id, ports, tos/ttl, options); a
+# mask without its key is ignored, as on stock
+ENC_V4 = [A['KEY_ENC_IPV4_' + n] for n in ('SRC', 'DST')]
+ENC_V6 = [A['KEY_ENC_IPV6_' + n] for n in ('SRC', 'DST')]
 ENC_ANY = [A['KEY_ENC_' + n] for n in (
-    'KEY_ID', 'UDP_SRC_PORT', 'UDP_SRC_PORT_MASK', 'UDP_DST_PORT',
-    'UDP_DST_PORT_MASK', 'IP_TOS', 'IP_TOS_MASK', 'IP_TTL', 'IP_TTL_MASK',
-    'OPTS', 'OPTS_MASK')]
+    'KEY_ID', 'UDP_SRC_PORT', 'UDP_DST_PORT', 'IP_TOS', 'IP_TTL', 'OPTS')]
 # enc_control.addr_type: FLOW_DISSECTOR_KEY_IPV4_ADDRS (2) or _IPV6_ADDRS
 # (3) under an all-ones mask; FL_TUNNEL_ANY (2 & 3 = 2) under mask 2 for
 # "came through a tunnel", whatever the family

@@ -18,9 +18,10 @@ from stress.flowerfuzz.model_keys import Tp, canon, masked
 class Stock:
     """--stock: a run against the stock module, to see the model agree
     with a flower that has several masks per prio on what both do.  Its
-    dumps differ from ours by design (attribute order, keys ours refuses),
-    so a dump is compared as a set of attributes, and a dumped filter the
-    model cannot rebuild (one ours would refuse) is kept as it is, opaque:
+    dumps differ from ours by design (attribute order, keys ours leaves
+    out), so a dump is compared as a set of attributes, and a dumped
+    filter the model cannot rebuild (one ours would refuse) is kept as it
+    is, opaque:
     its handle and its own mask, never matching another filter's key."""
     on = False
 
@@ -130,13 +131,16 @@ def compare_dump(model, bodies):
 
 def has_tag(proto, opts):
     """Whether a dumped filter in a prio of protocol proto was a tagged
-    one (fl_set_key_vlans() ran): the protocol is a VLAN TPID, or the dump
-    has a tag's attribute, or num_of_vlans > 0 (fl_is_tag(): then the
-    TPID may be any ethertype, the filter's protocol)."""
-    return proto in VLAN_TPIDS or any(
-        t & TYPE_MASK in VLAN_ATTRS + CVLAN_ATTRS or
-        (t & TYPE_MASK == T_NUM_OF_VLANS and v[:1] > b'\0')
-        for t, v in opts)
+    one (fl_set_key_vlans() ran): the dump has a tag's attribute, or
+    num_of_vlans > 0 (fl_is_tag(): then the TPID may be any ethertype,
+    the filter's protocol), or the protocol is a VLAN TPID and the dump
+    has no ETH_TYPE (a tagged filter's ETH_TYPE comes with vlan_ethtype;
+    one alone is an ETH_TYPE unlike the protocol, untagged)."""
+    return any(t & TYPE_MASK in VLAN_ATTRS + CVLAN_ATTRS or
+               (t & TYPE_MASK == T_NUM_OF_VLANS and v[:1] > b'\0')
+               for t, v in opts) or \
+        (proto in VLAN_TPIDS and
+         not any(t & TYPE_MASK == T_ETH_TYPE for t, _v in opts))
 
 
 def dumped_request(proto, opts):
@@ -146,7 +150,9 @@ def dumped_request(proto, opts):
     filter's protocol: in a prio of protocol other than all the request's
     ETH_TYPE was that protocol (the ambiguity left: ETH_TYPE=TPID alone
     dumps as no ETH_TYPE at all, like a filter without it; taken as given,
-    as recipes do).  In a prio of protocol all a tagged filter is taken
+    as recipes do; a tag from num_of_vlans without ETH_TYPE, or under an
+    ETH_TYPE unlike the protocol, is rebuilt with the protocol as its
+    TPID: the same dump, another mask).  In a prio of protocol all a tagged filter is taken
     as one without a TPID (num_of_vlans > 0, no ETH_TYPE: the dump's
     ETH_TYPE is the innermost ethertype, which its vlan_ethtype or
     cvlan_ethtype gives again)."""

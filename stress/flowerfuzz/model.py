@@ -7,14 +7,14 @@ holds.
 import errno
 import struct
 
-from flower.needs import SKIP_SW_MSG
+from flower.needs import SKIP_SW_MSG, WARNINGS
 from stress.nlsock import NLM_F_CREATE, NLM_F_EXCL, walk_attrs
 
 from stress.flowerfuzz.attrs import (A, ATTR_LEN, BINARY_LENGTHS, CT_FLAGS,
                                      CVLAN_ATTRS,
                                      EEXIST_MSG, ENC_ADDR_V4, ENC_ADDR_V6,
                                      ENC_ANY, ENC_OPTS_MAX, ENC_V4, ENC_V6,
-                                     ETH_P_ALL, ETH_P_PPP_SES, Err, FLOWER_MAX,
+                                     ETH_P, ETH_P_ALL, ETH_P_PPP_SES, Err, FLOWER_MAX,
                                      FL_TUNNEL_ANY, INT_MAX, IP_FLAGS_KNOWN,
                                      KEYS, MAX_LEN, MPLS_FIELDS, MPLS_LSE,
                                      MPLS_USED, NEED_MSG, NESTED, NOT_IN_HW,
@@ -31,12 +31,14 @@ from stress.flowerfuzz.attrs import (A, ATTR_LEN, BINARY_LENGTHS, CT_FLAGS,
                                      TUN_OPT_KINDS, VAR, VLAN_ATTRS, be16,
                                      u16le, u32le)
 from stress.flowerfuzz.compare import OpaqueFilter
-from stress.flowerfuzz.model_keys import (Filter, Tp, ct_state_error,
+from stress.flowerfuzz.model_keys import (LEFTOVER_MSG, Filter, Tp,
+                                          ct_state_error,
                                           enc_opts_mixed, eth_type_dump,
                                           geneve_dump, geneve_offsets,
                                           geneve_opts, ip_flags_dump, is_tag,
                                           mpls_dump, need_met, new_key,
-                                          set_lse, set_mpls_opt, strscpy_len,
+                                          proto_is, row_dumped, set_lse,
+                                          set_mpls_opt, strscpy_len,
                                           tun_opt, tun_opt_dump,
                                           zero_addrs_dump)
 
@@ -67,38 +69,63 @@ class Model:
                       key=lambda t: t.prio)
 
     # -- the classifier: fl_change()'s parsing, as cls_flower.c does it ---
+    def warn(self, msg):
+        """fl_warn(): a warning of the request being parsed; the first
+        one is the extack of its answer (an error replaces it)."""
+        if self.extack is None:
+            self.extack = msg
+
+    def leftover(self):
+        """__nla_parse()'s message for bytes after the last attribute
+        (NL_VALIDATE_LIBERAL: the parse goes on): NL_SET_ERR_MSG(), over
+        any warning before it."""
+        self.extack = LEFTOVER_MSG
+
     def fl_parse(self, attrs, tail_bad, proto=0x0003):
         """attrs: [(type with flags, bytes, meta)], meta for ACT: the
         generator's prediction (an Err to raise, or the list of actions).
-        Returns a Filter or raises Err."""
+        Returns a Filter (its warning: the first of the request's, or
+        None) or raises Err."""
         if attrs is None:
             raise Err(errno.EINVAL, 'Missing flower options')
+        self.extack = None
+        # __nla_parse(NL_VALIDATE_LIBERAL), as the in-tree flower: types
+        # 0 and above the maximum are skipped, an attribute longer than
+        # its type passes, a shorter one does not; bytes after the last
+        # attribute only leave their message
         for t, data, _meta in attrs:
             typ = t & TYPE_MASK
-            if typ <= 0 or typ > FLOWER_MAX:
-                raise Err(errno.EOPNOTSUPP, 'Unknown flower attribute type')
-        # then the policy, attribute by attribute, then trailing bytes
-        for t, data, _meta in attrs:
-            ln = ATTR_LEN.get(t & TYPE_MASK)
-            if t & TYPE_MASK == T_INDEV and not data:   # NLA_STRING: >= 1
+            if typ == 0 or typ > FLOWER_MAX:
+                continue
+            ln = ATTR_LEN.get(typ)
+            if typ == T_INDEV and not data:     # NLA_STRING: >= 1
                 raise Err(errno.ERANGE, 'Attribute failed policy validation')
             # NLA_NESTED: empty, or at least one attribute header
-            if t & TYPE_MASK in NESTED and data and len(data) < 4:
+            if typ in NESTED and data and len(data) < 4:
                 raise Err(errno.ERANGE, 'Attribute failed policy validation')
             # NLA_BINARY with a maximum length
-            if len(data or b'') > MAX_LEN.get(t & TYPE_MASK, 1 << 16):
+            if len(data or b'') > MAX_LEN.get(typ, 1 << 16):
                 raise Err(errno.ERANGE, 'Attribute failed policy validation')
-            if ln and ln != VAR and len(data) != ln:
-                if ln in BINARY_LENGTHS:
-                    raise Err(errno.ERANGE,
-                              'binary attribute size out of range')
-                raise Err(errno.EINVAL, 'invalid attribute length')
+            if ln and ln != VAR and len(data) < ln:
+                raise Err(errno.ERANGE, 'binary attribute size out of range'
+                          if ln in BINARY_LENGTHS else
+                          'Attribute failed policy validation')
         if tail_bad:
-            raise Err(errno.EINVAL, 'bytes leftover after parsing '
-                                    'attributes')
+            self.leftover()
+        # fl_warn_lax_attrs(): what the liberal parse let through
         tb = {}
         for t, data, meta in attrs:
-            tb[t & TYPE_MASK] = (data, meta)
+            typ = t & TYPE_MASK
+            if typ == 0 or typ > FLOWER_MAX:
+                self.warn(WARNINGS['unknown_attr'])
+                continue
+            if typ == T_IN_HW_COUNT:
+                self.warn(WARNINGS['in_hw_count'])
+            ln = ATTR_LEN.get(typ)
+            if ln and ln != VAR and len(data) > ln:
+                self.warn(WARNINGS['attr_long'])
+                data = data[:ln]        # its first bytes are used
+            tb[typ] = (data, meta)
 
         flags = 0
         if T_FLAGS in tb:
@@ -122,32 +149,28 @@ class Model:
         self.set_eth_type(tb, proto, key, mask)
         self.set_ip_flags(tb, key, mask)
         self.set_mpls(tb, key, mask)
-        self.set_enc_control(tb, key, mask)
         self.set_enc_opts(tb, key, mask)
+        self.set_enc_control(tb, key, mask)
+        self.set_addr_type(tb, key, mask)
 
         for v, m, member, off, ln, need in KEYS:
             val = tb.get(A['KEY_' + v])
             msk = tb.get(A['KEY_' + m]) if m else None
             if val is None:
                 if msk is not None:
-                    raise Err(errno.EINVAL, 'Mask given without its key')
+                    self.warn(WARNINGS['mask_without_key'])
                 continue
             if not need_met(key, mask, need):
-                raise Err(errno.EINVAL, NEED_MSG[need])
+                self.warn(NEED_MSG[need])       # the key is ignored
+                continue
             # nla_memcpy(): a short ct_label (or its mask) is zero-padded
             key[member][off:off + ln] = (val[0] + bytes(ln))[:ln]
             mask[member][off:off + ln] = (msk[0] + bytes(ln))[:ln] \
                 if msk else b'\xff' * ln
 
-        if any(A['KEY_%s_%s' % (f, d)] in tb for f in ('IPV4', 'IPV6')
-               for d in ('SRC', 'DST')):
-            v4 = any(A['KEY_IPV4_' + d] in tb for d in ('SRC', 'DST'))
-            key['addr_type'][:] = struct.pack('<H', 2 if v4 else 3)
-            mask['addr_type'][:] = b'\xff\xff'
         self.check_tags(tb, key, mask)
         if be16(bytes(mask['tcp.flags'])) & ~0x0fff:
-            raise Err(errno.EINVAL, 'TCP flags mask has bits above 0xfff, '
-                                    'which no packet sets')
+            self.warn(WARNINGS['tcp_flags'])    # kept as given
         self.check_port_range(key, mask)
         # fl_check_ct(): every ct key is built in (kernel/flower.config has
         # NF_CONNTRACK, _ZONES, _MARK, _LABELS: no EOPNOTSUPP here); then
@@ -163,12 +186,17 @@ class Model:
 
         acts = []
         if T_ACT in tb:
-            meta = tb[T_ACT][1]
+            data, meta = tb[T_ACT]
             if isinstance(meta, Err):
                 raise meta
             acts = list(meta)
+            # tcf_action_init(): the action list parsed liberally too
+            if data is not None and walk_attrs(data)[1] > 0:
+                self.leftover()
         classid = u32le(tb[T_CLASSID][0]) if T_CLASSID in tb else 0
-        return Filter(key, mask, flags, classid, acts)
+        f = Filter(key, mask, flags, classid, acts)
+        f.warning = self.extack
+        return f
 
     @staticmethod
     def check_port_range(key, mask):
@@ -187,68 +215,64 @@ class Model:
                                         'strictly smaller than max)' % d)
 
     # -- the protocol: fl_set_key_eth_type() and the functions it calls --
-    @staticmethod
-    def set_eth_type(tb, proto, key, mask):
-        """fl_set_key_eth_type(): ETH_TYPE (which must be the filter's
-        protocol unless that is all; without it, the filter's protocol)
-        is a tag's TPID (a VLAN TPID, or any ethertype when num_of_vlans
-        > 0), PPPoE's session ethertype or basic.n_proto; all is none of
-        them, but num_of_vlans > 0 still makes a tag (with no TPID to
-        match: stock's "num_of_vlans 1 vlan_prio 5" under protocol all).
-        Whether the tags' and PPP's attributes found their tag (or PPPoE)
-        is check_tags()', after the rows (num_of_vlans is one)."""
+    def set_eth_type(self, tb, proto, key, mask):
+        """fl_set_key_eth_type(): ETH_TYPE (unlike the filter's protocol,
+        not all: kept, with a warning) is a tag's TPID (a VLAN TPID, or
+        any ethertype when num_of_vlans > 0), PPPoE's session ethertype
+        or basic.n_proto, whatever its value (all and 0 too, as on
+        stock).  Without ETH_TYPE the filter's protocol is no key (as on
+        stock): only num_of_vlans > 0 makes a tag, with no TPID to match
+        (stock's "num_of_vlans 1 vlan_prio 5" under protocol all).  Tag
+        and PPP attributes that found no tag (or PPPoE) are check_tags()'
+        warnings, after the rows (num_of_vlans is one)."""
         val = tb.get(T_ETH_TYPE)
-        et = be16(val[0]) if val else proto
+        et = be16(val[0]) if val else None
         if val and proto != ETH_P_ALL and et != proto:
-            raise Err(errno.EINVAL, "Key eth_type differs from the "
-                                    "filter's protocol")
+            self.warn(WARNINGS['eth_type'])
         if is_tag(et, tb, 0):
-            Model.set_vlans(tb, None if et == ETH_P_ALL else et, key, mask)
-        elif et != ETH_P_ALL:
-            Model.set_inner(tb, et, key, mask)
+            self.set_vlans(tb, et, key, mask)
+        elif et is not None:
+            self.set_inner(tb, et, key, mask)
 
-    @staticmethod
-    def check_tags(tb, key, mask):
-        """fl_check_tags() (after the fl_keys[] rows): the tags' and PPP's
-        attributes must have found their tag (or PPPoE); fl_check_need()
-        thrice, in this order."""
+    def check_tags(self, tb, key, mask):
+        """fl_warn_tags() (after the fl_keys[] rows): the tags' and PPP's
+        attributes that found no tag (or PPPoE) were ignored; one
+        fl_check_need() each, in this order."""
         for attrs, need in ((VLAN_ATTRS, 'VLAN'), (CVLAN_ATTRS, 'CVLAN'),
                             (PPP_ATTRS, 'PPPOE')):
             if any(t in tb for t in attrs) and \
                     not need_met(key, mask, need):
-                raise Err(errno.EINVAL, NEED_MSG[need])
+                self.warn(NEED_MSG[need])
 
-    @staticmethod
-    def set_tag(vid, prio, tpid, pre, key, mask):
-        """fl_set_key_tag(): one tag (pre 'vlan' or 'cvlan'; tpid None:
-        a tag num_of_vlans asks for, with no TPID to match); the range
-        checks come before anything is set."""
+    def set_tag(self, vid, prio, tpid, pre, key, mask):
+        """fl_set_key_tag(): one tag (pre 'vlan' or 'cvlan'; tpid None or
+        0: a tag num_of_vlans asks for, with no TPID to match); an id above
+        4095 or a priority above 7 is masked, with a warning."""
         if vid is not None:
             v = u16le(vid[0])
             if v > 4095:
-                raise Err(errno.EINVAL, 'VLAN id must be below 4096')
-            key[pre + '_id'][:] = struct.pack('<H', v)
+                self.warn(WARNINGS['vlan_id'])
+            key[pre + '_id'][:] = struct.pack('<H', v & 0xFFF)
             mask[pre + '_id'][:] = struct.pack('<H', 0xFFF)
         if prio is not None:
             p = prio[0][0]
             if p > 7:
-                raise Err(errno.EINVAL, 'VLAN priority must be below 8')
-            key[pre + '_prio'][0] = p
+                self.warn(WARNINGS['vlan_prio'])
+            key[pre + '_prio'][0] = p & 7
             mask[pre + '_prio'][0] = 7
-        if tpid is not None:
+        if tpid:
             key[pre + '_tpid'][:] = struct.pack('>H', tpid)
             mask[pre + '_tpid'][:] = b'\xff\xff'
 
-    @staticmethod
-    def set_vlans(tb, tpid, key, mask):
+    def set_vlans(self, tb, tpid, key, mask):
         """fl_set_key_vlans(): the outer tag; vlan_ethtype is the inner
         tag's TPID when fl_is_tag(.., 1) says so (a VLAN TPID, or
         num_of_vlans > 1), else the innermost ethertype.  Without
         vlan_ethtype, num_of_vlans > 1 still makes the inner tag (no TPID
         to match, as stock's is_vlan_key() with no attribute); else the
         inner tag's keys are not looked at (not even their range)."""
-        Model.set_tag(tb.get(T_VLAN_ID), tb.get(T_VLAN_PRIO), tpid, 'vlan',
-                      key, mask)
+        self.set_tag(tb.get(T_VLAN_ID), tb.get(T_VLAN_PRIO), tpid, 'vlan',
+                     key, mask)
         nxt = tb.get(T_VLAN_ETH_TYPE)
         if nxt is None:
             if not is_tag(None, tb, 1):
@@ -259,16 +283,16 @@ class Model:
             key['vlan_eth_type'][:] = nxt[0]
             mask['vlan_eth_type'][:] = b'\xff\xff'
             if not is_tag(et, tb, 1):
-                Model.set_inner(tb, et, key, mask)
+                self.set_inner(tb, et, key, mask)
                 return
-        Model.set_tag(tb.get(T_CVLAN_ID), tb.get(T_CVLAN_PRIO), et, 'cvlan',
-                      key, mask)
+        self.set_tag(tb.get(T_CVLAN_ID), tb.get(T_CVLAN_PRIO), et, 'cvlan',
+                     key, mask)
         inner = tb.get(T_CVLAN_ETH_TYPE)
         if inner is None:
             return
         key['cvlan_eth_type'][:] = inner[0]
         mask['cvlan_eth_type'][:] = b'\xff\xff'
-        Model.set_inner(tb, be16(inner[0]), key, mask)
+        self.set_inner(tb, be16(inner[0]), key, mask)
 
     @staticmethod
     def set_inner(tb, et, key, mask):
@@ -291,33 +315,36 @@ class Model:
             key['n_proto'][:] = struct.pack('>H', PPP_CARRIED[be16(pp[0])])
             mask['n_proto'][:] = b'\xff\xff'
 
-    @staticmethod
-    def set_ip_flags(tb, key, mask):
-        """fl_set_key_ip_flags(): key and mask (be32) both, known bits
-        only; any protocol."""
+    def set_ip_flags(self, tb, key, mask):
+        """fl_set_key_ip_flags(): the mask is mandatory; bits other than
+        frag and firstfrag (a warning), and key bits outside the mask,
+        are dropped; any protocol."""
         val, msk = tb.get(T_IP_FLAGS), tb.get(T_IP_FLAGS_MASK)
         if val is None:
             if msk is not None:
-                raise Err(errno.EINVAL, 'Mask given without its key')
+                self.warn(WARNINGS['mask_without_key'])
             return
         if msk is None:
             raise Err(errno.EINVAL, 'Missing flags mask')
-        if (struct.unpack('>I', val[0])[0] |
-                struct.unpack('>I', msk[0])[0]) & ~IP_FLAGS_KNOWN:
-            raise Err(errno.EOPNOTSUPP, 'Unsupported flower key flags: only '
-                                        'frag and firstfrag')
-        key['ip_flags'][:] = val[0]
-        mask['ip_flags'][:] = msk[0]
+        v = struct.unpack('>I', val[0])[0]
+        m = struct.unpack('>I', msk[0])[0]
+        if (v | m) & ~IP_FLAGS_KNOWN:
+            self.warn(WARNINGS['ip_flags'])
+        key['ip_flags'][:] = struct.pack('>I', v & m & IP_FLAGS_KNOWN)
+        mask['ip_flags'][:] = struct.pack('>I', m & IP_FLAGS_KNOWN)
 
-    @staticmethod
-    def set_mpls(tb, key, mask):
-        """fl_set_key_mpls(): the protocol first (for any MPLS attribute,
-        options included), then either the first entry's own attributes
-        or the nested options, never both (EBADMSG)."""
+    def set_mpls(self, tb, key, mask):
+        """fl_set_key_mpls(): without an MPLS protocol every MPLS
+        attribute (options included) is ignored, unread, with a warning;
+        else either the first entry's own attributes or the nested
+        options, never both (EBADMSG)."""
         first = [t for t in T_MPLS if t in tb]
         opts = tb.get(T_MPLS_OPTS)
-        if (first or opts is not None) and not need_met(key, mask, 'MPLS'):
-            raise Err(errno.EINVAL, NEED_MSG['MPLS'])
+        if not first and opts is None:
+            return
+        if not need_met(key, mask, 'MPLS'):
+            self.warn(NEED_MSG['MPLS'])
+            return
         fields = {n: tb[t][0] for n, t in zip(MPLS_FIELDS, T_MPLS)
                   if t in tb}
         if opts is None:
@@ -340,23 +367,36 @@ class Model:
 
     @staticmethod
     def set_enc_control(tb, key, mask):
-        """fl_set_key_enc_control(): the tunnel's family, or just "came
-        with tunnel metadata"."""
+        """fl_set_key_enc_control(): the tunnel's family (from the address
+        keys, not their masks; both families: IPv6, whose rows then ignore
+        the IPv4 ones), or just "came with tunnel metadata"."""
         v4 = any(t in tb for t in ENC_V4)
         v6 = any(t in tb for t in ENC_V6)
-        if v4 and v6:
-            raise Err(errno.EINVAL, 'IPv4 and IPv6 tunnel addresses cannot '
-                                    'be combined')
         if v4 or v6:
             key['enc_addr_type'][:] = struct.pack(
-                '<H', ENC_ADDR_V4 if v4 else ENC_ADDR_V6)
+                '<H', ENC_ADDR_V6 if v6 else ENC_ADDR_V4)
             mask['enc_addr_type'][:] = b'\xff\xff'
         elif any(t in tb for t in ENC_ANY):
             key['enc_addr_type'][:] = struct.pack('<H', FL_TUNNEL_ANY)
             mask['enc_addr_type'][:] = struct.pack('<H', FL_TUNNEL_ANY)
 
-    @staticmethod
-    def set_enc_opts(tb, key, mask):
+    def set_addr_type(self, tb, key, mask):
+        """fl_set_key_addr_type() (before the rows): the address family,
+        IPv4 when the filter has IPv4 address keys (its IPv6 ones are
+        then ignored), else IPv6; a family unlike an exact ethertype is
+        kept, with a warning."""
+        if any(A['KEY_IPV4_' + d] in tb for d in ('SRC', 'DST')):
+            fam, et = 2, ETH_P['ip']
+        elif any(A['KEY_IPV6_' + d] in tb for d in ('SRC', 'DST')):
+            fam, et = 3, ETH_P['ipv6']
+        else:
+            return
+        key['addr_type'][:] = struct.pack('<H', fam)
+        mask['addr_type'][:] = b'\xff\xff'
+        if any(mask['n_proto']) and not proto_is(key, mask, et):
+            self.warn(WARNINGS['addr_family'])
+
+    def set_enc_opts(self, tb, key, mask):
         """fl_set_key_enc_opts(): the list's first option (when the list
         has one) says its kind: vxlan, erspan or gtp (set_tun_opt()), else
         Geneve options and their mask, which must have the options'
@@ -365,16 +405,20 @@ class Model:
         val, msk = tb.get(T_ENC_OPTS), tb.get(T_ENC_OPTS_MASK)
         if val is None:
             if msk is not None:
-                raise Err(errno.EINVAL, 'Mask given without its key')
+                self.warn(WARNINGS['mask_without_key'])
             return
         items, _rem = walk_attrs(val[0])
         if items and items[0][0] & TYPE_MASK in TUN_OPT_KINDS:
-            Model.set_tun_opt(TUN_OPT_KINDS[items[0][0] & TYPE_MASK], items,
+            self.set_tun_opt(TUN_OPT_KINDS[items[0][0] & TYPE_MASK], items,
                               msk, key, mask)
             return
-        kopts, n = geneve_opts(val[0])
+        kopts, n, left = geneve_opts(val[0])
+        if left:
+            self.leftover()
         if msk is not None:
-            mopts, mn = geneve_opts(msk[0])
+            mopts, mn, left = geneve_opts(msk[0])
+            if left:
+                self.leftover()
         else:
             # No mask: "every bit counts", as the all-ones mask tc sends
             # (ffff:ff:ff..).  NB the kernel at 1046a8a refuses this unless
@@ -430,7 +474,8 @@ class Model:
 
     # -- the tc core: tc_new_tfilter() -----------------------------------
     def predict_new(self, op):
-        """Returns (commit function) or raises Err."""
+        """Returns (commit function; its warning: the extack of the ack)
+        or raises Err."""
         create = bool(op.flags & NLM_F_CREATE)
         prio, proto, chain = op.prio, op.proto, op.chain or 0
         if prio == 0 and not create:
@@ -519,6 +564,7 @@ class Model:
             if op.recipe is not None and op.recipe not in tp.recipes:
                 tp.recipes.append(op.recipe)
         commit.tp = tp
+        commit.warning = f.warning
         return commit
 
     def check_qdisc(self, op):
@@ -628,7 +674,7 @@ class Model:
                 mask['enc_opts'][:ENC_OPTS_MAX], kopts, n)))
         for v, m, member, off, ln, need in KEYS:
             ms = bytes(mask[member][off:off + ln])
-            if not any(ms) or not need_met(key, mask, need):
+            if not any(ms) or not row_dumped(key, mask, v, need):
                 continue
             out.append((A['KEY_' + v], bytes(key[member][off:off + ln])))
             if m:

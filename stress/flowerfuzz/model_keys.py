@@ -66,25 +66,38 @@ def need_met(key, mask, need):
         return (protos is None or
                 any(proto_is(key, mask, p) for p in sorted(protos))) and \
             (ipp is None or any(ip_proto_is(key, mask, p)
-                                for p in sorted(ip_protos(ipp))))
+                                for p in sorted(needs.ip_protos(ipp))))
     if need == 'VLAN':
         return tagged(key, mask, 0)
     if need == 'CVLAN':
         return tagged(key, mask, 1)
     if need == 'PPPOE':
         return any(mask['pppoe.type'])
-    if need in ('ENC_IPV4', 'ENC_IPV6'):
-        # fl_tunnel_is(): the family under an all-ones mask
-        return bytes(mask['enc_addr_type']) == b'\xff\xff' and \
-            u16le(bytes(key['enc_addr_type'])) == (
-                ENC_ADDR_V4 if need == 'ENC_IPV4' else ENC_ADDR_V6)
+    if need == 'IPV4_ADDRS':
+        return u16le(bytes(key['addr_type'])) == ENC_ADDR_V4
+    if need == 'ENC_IPV6_ADDRS':
+        return u16le(bytes(key['enc_addr_type'])) == ENC_ADDR_V6
+    if need == 'NO_IPV4_ADDRS':
+        return u16le(bytes(key['addr_type'])) != ENC_ADDR_V4
+    if need == 'NO_ENC_IPV6_ADDRS':
+        return u16le(bytes(key['enc_addr_type'])) != ENC_ADDR_V6
     raise ValueError(need)
 
 
-def ip_protos(ipp):
-    """A PROTO_RULES ip_proto (a number, or a frozenset of them for L4,
-    the port ranges' need: tcp, udp or sctp) as a frozenset."""
-    return ipp if isinstance(ipp, frozenset) else frozenset((ipp,))
+def row_dumped(key, mask, v, need):
+    """fl_dump_key_val(): a row under a non-zero mask dumps when its need
+    is met (a member shared with a key of another protocol: the ports)
+    and an address row when it is of the filter's family (the address
+    members are unions), as on stock."""
+    if not need_met(key, mask, need):
+        return False
+    for pre, at in (('ENC_IPV4_', 'enc_addr_type'), ('IPV4_', 'addr_type')):
+        if v.startswith(pre):
+            return u16le(bytes(key[at])) == ENC_ADDR_V4
+    for pre, at in (('ENC_IPV6_', 'enc_addr_type'), ('IPV6_', 'addr_type')):
+        if v.startswith(pre):
+            return u16le(bytes(key[at])) == ENC_ADDR_V6
+    return True
 
 
 def nla_parse_strict(payload, max_type, policy):
@@ -104,13 +117,32 @@ def nla_parse_strict(payload, max_type, policy):
     return tb
 
 
-def geneve_opt_policy(typ, value):
-    """fl_geneve_opt_policy: class be16, type u8, data at most 128 bytes."""
-    if (typ == G_CLASS and len(value) != 2) or \
-            (typ == G_TYPE and len(value) != 1):
-        raise Err(errno.EINVAL, 'invalid attribute length')
-    if typ == G_DATA and len(value) > 128:
-        raise Err(errno.ERANGE, 'Attribute failed policy validation')
+LEFTOVER_MSG = 'bytes leftover after parsing attributes'
+
+
+def nla_parse_liberal(payload, max_type, lengths):
+    """__nla_parse(NL_VALIDATE_LIBERAL) -> ({type: value}, whether bytes
+    were left over after the last attribute: then the extack says so,
+    LEFTOVER_MSG, over any warning before it).  Types 0 and above
+    max_type are skipped; lengths: {type: (least, most or None)}, a value
+    shorter or longer refused (ERANGE), a fixed-size one longer than its
+    type cut to it (its first bytes are used); the last duplicate wins."""
+    sub, srem = walk_attrs(payload)
+    tb = {}
+    for st, sv in sub:
+        typ = st & TYPE_MASK
+        if typ == 0 or typ > max_type:
+            continue
+        least, most = lengths[typ]
+        if len(sv) < least or (most is not None and len(sv) > most):
+            raise Err(errno.ERANGE, 'Attribute failed policy validation')
+        tb[typ] = sv if most is not None else sv[:least]
+    return tb, srem > 0
+
+
+# fl_geneve_opt_policy: class be16, type u8 (fixed), data a binary of at
+# most 128 bytes
+GENEVE_LENGTHS = {G_CLASS: (2, None), G_TYPE: (1, None), G_DATA: (0, 128)}
 
 
 def mpls_lse_policy(typ, value):
@@ -122,14 +154,16 @@ def mpls_lse_policy(typ, value):
 def geneve_opts(data):
     """fl_set_enc_opts(): a TCA_FLOWER_KEY_ENC_OPTS(_MASK) payload ->
     (the options as on the wire, 255 bytes, zero after the last; their
-    length), or raises Err.  Each option is parsed (strict policy) and
-    appended before the next is looked at."""
-    opts, n = bytearray(ENC_OPTS_MAX), 0
+    length; whether an option had bytes left over), or raises Err.  Each
+    option is parsed (liberally, as stock: unknown types skipped, long
+    class and type cut) and appended before the next is looked at."""
+    opts, n, leftover = bytearray(ENC_OPTS_MAX), 0, False
     items, rem = walk_attrs(data)
     for t, payload in items:
         if t & TYPE_MASK != GENEVE:
             raise enc_opts_mixed(t)
-        tb = nla_parse_strict(payload, G_DATA, geneve_opt_policy)
+        tb, left = nla_parse_liberal(payload, G_DATA, GENEVE_LENGTHS)
+        leftover |= left
         if len(tb) != 3:
             raise Err(errno.EINVAL, 'Geneve option needs class, type and '
                                     'data')
@@ -144,7 +178,7 @@ def geneve_opts(data):
         n += 4 + dl
     if rem or not n:
         raise Err(errno.EINVAL, 'Malformed or empty tunnel options')
-    return opts, n
+    return opts, n, leftover
 
 
 def enc_opts_mixed(t):

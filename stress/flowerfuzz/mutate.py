@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """stress.flowerfuzz.mutate - broken requests: masks without keys, wrong
-lengths, bad tunnel, MPLS and action attributes, garbage.
+lengths, bad tunnel, MPLS and action attributes, garbage.  Many are what
+stock accepts and ours too, since series step 22, with a warning (keys
+without their protocol, lone masks, unknown types, long attributes, VLAN
+ranges, unknown ip_flags bits, both tunnel families...): the model says
+which.
 """
 
 import errno
@@ -18,7 +22,8 @@ from stress.flowerfuzz.attrs import (A, ANY, ATTR_LEN, CT_EST, CT_FLAGS,
                                      TC_ACT_EXT_VAL_MASK, TYPE_MASK, T_ACT,
                                      T_CLASSID, T_CT_STATE, T_CVLAN_ID,
                                      T_CVLAN_PRIO, T_ENC_OPTS, T_ENC_OPTS_MASK,
-                                     T_ETH_TYPE, T_FLAGS, T_INDEV, T_IP_FLAGS,
+                                     T_ETH_TYPE, T_FLAGS, T_INDEV,
+                                     T_IN_HW_COUNT, T_IP_FLAGS,
                                      T_IP_FLAGS_MASK, T_MPLS, T_MPLS_OPTS,
                                      T_NUM_OF_VLANS, T_PPPOE_SID, T_PPP_PROTO,
                                      T_VLAN_ETH_TYPE, T_VLAN_ID, T_VLAN_PRIO,
@@ -83,8 +88,10 @@ class MutateGen:
             drop = A['KEY_' + k[0]]
             attrs[:] = [a for a in attrs if a[0] & TYPE_MASK != drop]
         elif m == 'unknown':
+            # IN_HW_COUNT is known, but only dumped: ignored in a request
             t = r.choice((0, FLOWER_MAX + 1, FLOWER_MAX + 2,
-                          r.randrange(FLOWER_MAX + 1, TYPE_MASK + 1)))
+                          r.randrange(FLOWER_MAX + 1, TYPE_MASK + 1),
+                          T_IN_HW_COUNT))
             attrs.insert(r.randrange(len(attrs) + 1),
                          (t, self.garbage(r.randrange(0, 24)), None))
         elif m == 'range':
@@ -188,8 +195,9 @@ class MutateGen:
         if r.random() < 0.3:
             r.shuffle(attrs)
     def mutate_tunnel(self, op, attrs):
-        """Tunnel keys no filter may have: both address families, bad
-        Geneve options (lists, options, lengths, classes, masks)."""
+        """Tunnel keys: both address families (the IPv4 ones ignored, with
+        a warning), bad Geneve options (lists, options, lengths, classes,
+        masks)."""
         r = self.rng
         c = r.choice(('mixed', 'opts', 'opts', 'opts', 'optsmask',
                       'optsmask', 'nomask', 'lonemask', 'badlen', 'tunopt',
@@ -415,10 +423,10 @@ class MutateGen:
         attrs[:] = self.instantiate(recipe) + keep
     def mutate_l2(self, op, attrs):
         """ip_flags, tags, num_of_vlans, PPPoE and L2TPv3 keys that are
-        refused: a lone or missing mask, unknown flag bits, an inner tag
-        without QinQ or out of range, PPP keys without PPPoE, an L2TPv3
-        session without ip_proto l2tp; or num_of_vlans making a tag of the
-        protocol."""
+        refused, or ignored or masked with a warning: a lone or missing
+        mask, unknown flag bits, an inner tag without QinQ or out of range,
+        PPP keys without PPPoE, an L2TPv3 session without ip_proto l2tp;
+        or num_of_vlans making a tag of the protocol."""
         r = self.rng
         c = r.choice(('flagsmask', 'flagsnomask', 'flagsbits', 'cvlan',
                       'cvlanrange', 'cvlanrange', 'nvlans', 'ppp', 'ppp',

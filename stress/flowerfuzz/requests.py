@@ -23,10 +23,11 @@ class RequestGen:
     def instantiate(self, recipe):
         """Attributes [(type, bytes, None)] of one filter of a recipe;
         now and then without ETH_TYPE where it is the recipe's protocol
-        (a request without it takes the filter's protocol)."""
+        (as on stock, the filter then has no protocol: the keys that need
+        it are ignored, with a warning)."""
         r = self.rng
         out = []
-        implicit = recipe.proto != ETH_P_ALL and r.random() < 0.15
+        implicit = recipe.proto != ETH_P_ALL and r.random() < 0.05
         for name, data in recipe.fixed:
             if implicit and name == 'ETH_TYPE' and \
                     data == struct.pack('>H', recipe.proto):
@@ -192,6 +193,11 @@ class RequestGen:
             elif r.random() < 0.1:
                 proto = r.choice(list(ETH_P.values()))   # conflicting
         attrs = self.extras(self.instantiate(recipe))
+        if proto and proto != recipe.proto:
+            # ETH_TYPE unlike the prio's protocol: kept, with a warning
+            # (in a new prio; an existing one's refuses another protocol);
+            # the prio does not take the recipe up
+            recipe, label = None, label + '-ethtype'
         op = self.base('new', flags=NLM_F_CREATE | NLM_F_EXCL, prio=prio,
                        proto=proto, chain=chain, attrs=attrs, recipe=recipe,
                        label=label)
@@ -235,6 +241,13 @@ class RequestGen:
             attrs = self.same_key_attrs(tp, g) or attrs
             label += '-otherskey'
         attrs = self.extras(attrs)
+        if recipe.proto != tp.proto:
+            # a prio the generator has no recipe of: ETH_TYPE unlike its
+            # protocol (a warning), and the prio does not take it up
+            recipe = None
+            if label in ('replace', 'change', 'replace-newmask',
+                         'change-newmask'):
+                label += '-ethtype'
         flags = 0 if change else NLM_F_CREATE | NLM_F_REPLACE
         handle = f.handle if r.random() < 0.9 else self.pick_handle(tp)
         return self.base('new', flags=flags, prio=tp.prio,

@@ -65,14 +65,15 @@ def teardown():
         subprocess.run('ip link del %s 2>/dev/null' % d, shell=True)
 
 
-def answer_matches(want, rep):
+def answer_matches(want, rep, warning=ANY):
     """Whether the kernel's reply is the model's prediction (want: None
     for an ack, else the Err): the errno one of the predicted ones and
-    the extack text exactly the predicted one (ANY: not predicted)."""
+    the extack text exactly the predicted one (ANY: not predicted); an
+    ack's extack is the warning (None: none; ANY: not predicted)."""
     if rep.lost:
         return False
     if want is None:
-        return rep.err == 0
+        return rep.err == 0 and (warning is ANY or rep.msg == warning)
     return rep.err in want.codes and (want.msg is ANY or
                                       rep.msg == want.msg)
 
@@ -81,5 +82,5 @@ def outcome_text(rep):
     if rep.lost:
         return 'lost(%s)' % errno.errorcode.get(rep.err, rep.err)
     if rep.err == 0:
-        return 'ack'
+        return 'ack' if rep.msg is None else 'ack %r' % rep.msg
     return '%s %r' % (errno.errorcode.get(rep.err, rep.err), rep.msg)

@@ -29,21 +29,37 @@ GENEVE_ONES = geneve(0xFFFF, 0xFF, b'\xff' * 4, nested=True)
 
 
 class Base(unittest.TestCase):
+    """parse(), refused(), warned() and dump() send ETH_TYPE = the
+    filter's protocol (not all) when the attributes have none, as tc
+    does; raw=True sends the attributes as they are."""
+
     def setUp(self):
         self.model = Model(DEVS)
 
-    def parse(self, *attrs, proto=IP):
-        return self.model.fl_parse(list(attrs), False, proto)
+    def parse(self, *attrs, proto=IP, raw=False):
+        attrs = list(attrs)
+        if not raw and proto != 0x0003 and \
+                not any(a[0] == A['KEY_ETH_TYPE'] for a in attrs):
+            attrs.insert(0, (A['KEY_ETH_TYPE'], struct.pack('>H', proto),
+                             None))
+        return self.model.fl_parse(attrs, False, proto)
 
-    def refused(self, code, msg, *attrs, proto=IP):
+    def refused(self, code, msg, *attrs, proto=IP, raw=False):
         with self.assertRaises(Err) as cm:
-            self.parse(*attrs, proto=proto)
+            self.parse(*attrs, proto=proto, raw=raw)
         self.assertIn(code, cm.exception.codes)
         self.assertEqual(cm.exception.msg, msg)
 
-    def dump(self, *attrs, proto=IP):
+    def warned(self, msg, *attrs, proto=IP, raw=False):
+        """The filter the request makes; msg: the warning of its ack
+        (None: none)."""
+        f = self.parse(*attrs, proto=proto, raw=raw)
+        self.assertEqual(f.warning, msg)
+        return f
+
+    def dump(self, *attrs, proto=IP, raw=False):
         """[(type, hex)] fl_dump() puts for a filter alone in its prio."""
-        f = self.parse(*attrs, proto=proto)
+        f = self.parse(*attrs, proto=proto, raw=raw)
         f.handle = 1
         tp = model_keys.Tp(0, 1, proto, None)
         tp.put(f)

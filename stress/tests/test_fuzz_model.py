@@ -3,11 +3,12 @@
 (ct_*) keys, their dumps, several masks in one prio, and resync().  The
 golden dumps below marked "guest" are what the ours kernel (1046a8a)
 answered in the guest to the same requests in a prio of protocol ip,
-plus the ETH_TYPE 0800 that a request without ETH_TYPE gets since it takes
-the filter's protocol (then it defaulted to all: nothing was set)."""
+plus the ETH_TYPE 0800 that the tests' requests get when they have none
+(Base: as tc sends it)."""
 
 import struct
 
+from flower.needs import MESSAGES, WARNINGS
 from stress.flowerfuzz import model_keys
 from stress.flowerfuzz.attrs import nla
 from stress.tests.fuzz_helpers import (F, GENEVE_ONES, GENEVE_OPT, IP, IPV6,
@@ -16,12 +17,28 @@ from stress.tests.fuzz_helpers import (F, GENEVE_ONES, GENEVE_OPT, IP, IPV6,
 
 
 class TestTunnelKeys(Base):
-    def test_both_families_refused(self):
-        # fl_set_key_enc_control() counts masks too, before "Mask given
-        # without its key"
-        self.refused(22, 'IPv4 and IPv6 tunnel addresses cannot be combined',
-                     attr('KEY_ENC_IPV4_SRC_MASK', b'\xff' * 4),
-                     attr('KEY_ENC_IPV6_DST', bytes(16)))
+    def test_both_families_ipv6_wins(self):
+        # fl_set_key_enc_control(): the family is IPv6, whose rows then
+        # ignore the IPv4 ones, with their warning
+        f = self.warned(MESSAGES['NO_ENC_IPV6_ADDRS'],
+                        attr('KEY_ENC_IPV4_SRC', b'\1\2\3\4'),
+                        attr('KEY_ENC_IPV6_DST', b'\x20' * 16))
+        self.assertEqual(bytes(f.key['enc_addr_type']), b'\x03\x00')
+        self.assertEqual(bytes(f.mask['enc_l3']), bytes(16) + b'\xff' * 16)
+        self.assertEqual(self.dump(attr('KEY_ENC_IPV4_SRC', b'\1\2\3\4'),
+                                   attr('KEY_ENC_IPV6_DST', b'\x20' * 16)),
+                         [(8, '0800'), (33, '20' * 16), (34, 'ff' * 16),
+                          (22, '08000000'), (86, '00000000')])
+        # a lone mask fixes no family
+        self.warned(WARNINGS['mask_without_key'],
+                    attr('KEY_ENC_IPV4_SRC_MASK', b'\xff' * 4),
+                    attr('KEY_ENC_IPV6_DST', bytes(16)))
+        # an IPv4 tunnel dumps no IPv6 row (the members are a union)
+        self.assertEqual(self.dump(attr('KEY_ENC_IPV4_SRC', b'\1\2\3\4'),
+                                   attr('KEY_ENC_IPV4_DST', b'\5\6\7\x08')),
+                         [(8, '0800'), (27, '01020304'), (28, 'ff' * 4),
+                          (29, '05060708'), (30, 'ff' * 4), (22, '08000000'),
+                          (86, '00000000')])
 
     def test_family_and_tunnel_any(self):
         f = self.parse(attr('KEY_ENC_KEY_ID', b'\0\0\0\1'))
@@ -30,15 +47,24 @@ class TestTunnelKeys(Base):
         f = self.parse(attr('KEY_ENC_IPV6_SRC', bytes(16)))
         self.assertEqual(bytes(f.key['enc_addr_type']), b'\x03\x00')
         self.assertEqual(bytes(f.mask['enc_addr_type']), b'\xff\xff')
-        # a lone mask fixes the family, then is refused
-        self.refused(22, 'Mask given without its key',
-                     attr('KEY_ENC_IPV4_DST_MASK', b'\xff' * 4))
+        # a lone mask is ignored: no tunnel
+        f = self.warned(WARNINGS['mask_without_key'],
+                        attr('KEY_ENC_IPV4_DST_MASK', b'\xff' * 4),
+                        attr('KEY_ENC_UDP_DST_PORT_MASK', b'\xff' * 2))
+        self.assertFalse(any(f.mask['enc_addr_type']))
 
     def test_lengths(self):
-        self.refused(22, 'invalid attribute length',
+        # liberal, as stock: shorter refused, longer taken (first bytes)
+        self.refused(34, 'Attribute failed policy validation',
                      attr('KEY_ENC_KEY_ID', b'\0\0\1'))
         self.refused(34, 'binary attribute size out of range',
                      attr('KEY_ENC_IPV6_SRC', bytes(4)))
+        f = self.warned(WARNINGS['attr_long'],
+                        attr('KEY_ENC_IPV6_SRC', b'\1' * 16 + b'\2' * 4))
+        self.assertEqual(bytes(f.key['enc_l3'][:16]), b'\1' * 16)
+        f = self.warned(WARNINGS['attr_long'],
+                        attr('KEY_ENC_KEY_ID', b'\0\0\0\1\2'))
+        self.assertEqual(bytes(f.key['enc_keyid']), b'\0\0\0\1')
         self.refused(34, 'Attribute failed policy validation',
                      attr('KEY_ENC_OPTS', b'\1\2\3'))
 
@@ -130,8 +156,6 @@ class TestGeneve(Base):
         cases = [
             # guest: prio 11, 12, 13, 14
             (22, 'Malformed or empty tunnel options', b''),
-            (22, 'Unknown attribute type', nla(1, nla(4, bytes(4)) + nla(
-                1, b'\1\0') + nla(2, b'\1') + nla(3, bytes(4)))),
             (22, 'Malformed or empty tunnel options',
              geneve(1, 1, b'\1' * 4) + b'\1\2\3\4\5'),
             # an option of another kind after a Geneve one, or of a
@@ -145,7 +169,7 @@ class TestGeneve(Base):
              geneve(1, 1, b'\1' * 4) + nla(0, b'')),
             (22, 'Geneve option needs class, type and data',
              nla(1, nla(1, b'\1\2') + nla(3, bytes(4)))),
-            (22, 'invalid attribute length',
+            (34, 'Attribute failed policy validation',
              nla(1, nla(1, b'\1') + nla(2, b'\1') + nla(3, bytes(4)))),
             (22, 'Geneve option data must be 4 to 124 bytes, a multiple '
                  'of 4', geneve(1, 1, bytes(6))),
@@ -153,9 +177,6 @@ class TestGeneve(Base):
                  'of 4', geneve(1, 1, bytes(128))),
             (34, 'Attribute failed policy validation',
              geneve(1, 1, bytes(132))),
-            (22, 'bytes leftover after parsing attributes',
-             nla(1, nla(1, b'\1\2') + nla(2, b'\1') + nla(3, bytes(4)) +
-                 b'\1\2')),
             (22, 'Geneve options longer than 255 bytes',
              geneve(1, 1, bytes(124)) + geneve(1, 1, bytes(124)) +
              geneve(1, 1, bytes(4))),
@@ -164,6 +185,21 @@ class TestGeneve(Base):
             with self.subTest(msg=msg, payload=payload.hex()):
                 self.refused(code, msg, attr('KEY_ENC_OPTS', payload),
                              attr('KEY_ENC_OPTS_MASK', self.ONES))
+
+    def test_option_parsed_liberally(self):
+        # as stock: an unknown type skipped, a long class or type cut,
+        # silently; bytes after an option's attributes: the parse's
+        # message, over the warnings before it, kept over those after
+        f = self.warned(None, attr('KEY_ENC_OPTS', nla(1, nla(4, bytes(
+            4)) + nla(1, b'\1\2\3') + nla(2, b'\1\2') + nla(3, bytes(4)))))
+        self.assertEqual(bytes(f.key['enc_opts'][:4]), b'\1\2\1\1')
+        leftover = 'bytes leftover after parsing attributes'
+        trailing = nla(1, nla(1, b'\1\2') + nla(2, b'\1') +
+                       nla(3, bytes(4)) + b'\1\2')
+        self.warned(leftover, attr('KEY_ETH_TYPE', be16(IPV6)),
+                    attr('KEY_ENC_OPTS', trailing),
+                    attr('KEY_ENC_OPTS_MASK', self.ONES),
+                    attr('KEY_TCP_DST', be16(1)))
 
     def test_unpadded_last_option(self):
         inner = nla(1, b'\1\2') + nla(3, bytes(4)) + \
@@ -179,8 +215,10 @@ class TestGeneve(Base):
                          "lengths",
                      attr('KEY_ENC_OPTS', geneve(1, 1, b'\1' * 4)),
                      attr('KEY_ENC_OPTS_MASK', geneve(1, 1, b'\1' * 8)))
-        self.refused(22, 'Mask given without its key',
-                     attr('KEY_ENC_OPTS_MASK', self.ONES))
+        f = self.warned(WARNINGS['mask_without_key'],
+                        attr('KEY_ENC_OPTS_MASK', self.ONES))
+        self.assertFalse(any(f.mask['enc_opts']))
+        self.assertFalse(any(f.mask['enc_addr_type']))
 
 
 class TestConntrackKeys(Base):
@@ -241,19 +279,22 @@ class TestConntrackKeys(Base):
 
 class TestIpFlags(Base):
     def test_key_and_mask_both_known_bits(self):
-        # fl_set_key_ip_flags()
-        self.refused(22, 'Mask given without its key',
-                     attr('KEY_FLAGS_MASK', be32(1)))
+        # fl_set_key_ip_flags(): a lone mask is ignored, a lone key
+        # refused; unknown bits (and key bits outside the mask) dropped
+        f = self.warned(WARNINGS['mask_without_key'],
+                        attr('KEY_FLAGS_MASK', be32(1)))
+        self.assertFalse(any(f.mask['ip_flags']))
         self.refused(22, 'Missing flags mask', attr('KEY_FLAGS', be32(1)))
-        self.refused(95, 'Unsupported flower key flags: only frag and '
-                         'firstfrag',
-                     attr('KEY_FLAGS', be32(1)), attr('KEY_FLAGS_MASK',
-                                                      be32(4)))
-        self.refused(95, 'Unsupported flower key flags: only frag and '
-                         'firstfrag',
-                     attr('KEY_FLAGS', be32(0x80000000)),
-                     attr('KEY_FLAGS_MASK', be32(3)))
-        self.refused(22, 'invalid attribute length',
+        f = self.warned(WARNINGS['ip_flags'], attr('KEY_FLAGS', be32(3)),
+                        attr('KEY_FLAGS_MASK', be32(0x80000005)))
+        self.assertEqual((bytes(f.key['ip_flags']), bytes(f.mask['ip_flags'])),
+                         (be32(1), be32(1)))
+        f = self.warned(WARNINGS['ip_flags'],
+                        attr('KEY_FLAGS', be32(0x80000000)),
+                        attr('KEY_FLAGS_MASK', be32(3)))
+        self.assertEqual((bytes(f.key['ip_flags']), bytes(f.mask['ip_flags'])),
+                         (be32(0), be32(3)))
+        self.refused(34, 'Attribute failed policy validation',
                      attr('KEY_FLAGS', b'\1'), attr('KEY_FLAGS_MASK',
                                                      be32(3)))
 
@@ -298,33 +339,44 @@ class TestTags(Base):
                           (22, '08000000'), (86, '00000000')])
 
     def test_inner_tag_needs_qinq(self):
-        msg = 'Key requires vlan_ethtype 802.1q or 802.1ad'
-        self.refused(22, msg, attr('KEY_ETH_TYPE', be16(VLAN)),
-                     attr('KEY_VLAN_ETH_TYPE', be16(IP)),
-                     attr('KEY_CVLAN_ID', u16(7)), proto=VLAN)
-        # without vlan_ethtype the inner id's range is not even looked at
-        self.refused(22, msg, attr('KEY_ETH_TYPE', be16(VLAN)),
-                     attr('KEY_CVLAN_ID', u16(5000)), proto=VLAN)
-        self.refused(22, msg, attr('KEY_CVLAN_ETH_TYPE', be16(IP)))
-        # the outer tag's checks come first
-        self.refused(22, 'Key requires protocol 802.1q or 802.1ad',
-                     attr('KEY_CVLAN_ID', u16(5)), attr('KEY_VLAN_ID', u16(5)))
+        # ignored, with a warning
+        msg = MESSAGES['CVLAN']
+        f = self.warned(msg, attr('KEY_ETH_TYPE', be16(VLAN)),
+                        attr('KEY_VLAN_ETH_TYPE', be16(IP)),
+                        attr('KEY_CVLAN_ID', u16(7)), proto=VLAN)
+        self.assertFalse(any(f.mask['cvlan_id']))
+        # without vlan_ethtype the inner id is not even looked at
+        self.warned(msg, attr('KEY_ETH_TYPE', be16(VLAN)),
+                    attr('KEY_CVLAN_ID', u16(5000)), proto=VLAN)
+        f = self.warned(msg, attr('KEY_CVLAN_ETH_TYPE', be16(IPV6)))
+        self.assertEqual(bytes(f.key['n_proto']), be16(IP))
+        # the outer tag's warning comes first
+        self.warned(MESSAGES['VLAN'], attr('KEY_CVLAN_ID', u16(5)),
+                    attr('KEY_VLAN_ID', u16(5)))
 
     def test_tag_needs_come_after_the_rows(self):
-        # fl_check_tags() runs after the fl_keys[] rows: a row's need is
-        # refused first, whatever the message order
-        self.refused(22, 'Key requires protocol ipv6',
-                     attr('KEY_VLAN_ID', u16(5)),
-                     attr('KEY_IPV6_SRC', bytes(16)))
-        self.refused(22, 'Key requires protocol 802.1q or 802.1ad',
-                     attr('KEY_VLAN_ID', u16(5)),
-                     attr('KEY_IPV4_SRC', bytes(4)))
+        # fl_warn_tags() runs after the fl_keys[] rows: a row's warning
+        # comes first, whatever the attribute order
+        self.warned(MESSAGES['IP'], attr('KEY_VLAN_ID', u16(5)),
+                    attr('KEY_IP_TOS', b'\1'), proto=0x0806)
+        self.warned(MESSAGES['VLAN'], attr('KEY_VLAN_ID', u16(5)),
+                    attr('KEY_IPV4_SRC', bytes(4)))
 
-    def test_inner_tag_ranges(self):
-        self.refused(22, 'VLAN id must be below 4096', *self.QINQ,
-                     attr('KEY_CVLAN_ID', u16(4096)), proto=VLAN)
-        self.refused(22, 'VLAN priority must be below 8', *self.QINQ,
-                     attr('KEY_CVLAN_PRIO', b'\x08'), proto=VLAN)
+    def test_tag_ranges_masked(self):
+        f = self.warned(WARNINGS['vlan_id'], *self.QINQ,
+                        attr('KEY_CVLAN_ID', u16(0x1007)), proto=VLAN)
+        self.assertEqual(bytes(f.key['cvlan_id']), u16(7))
+        f = self.warned(WARNINGS['vlan_prio'], *self.QINQ,
+                        attr('KEY_CVLAN_PRIO', b'\x0b'), proto=VLAN)
+        self.assertEqual(f.key['cvlan_prio'][0], 3)
+        # the outer tag's before the inner tag's
+        f = self.warned(WARNINGS['vlan_prio'], attr('KEY_ETH_TYPE', be16(VLAN)),
+                        attr('KEY_VLAN_ID', u16(5)),
+                        attr('KEY_VLAN_PRIO', b'\xff'),
+                        attr('KEY_VLAN_ETH_TYPE', be16(QINQ)),
+                        attr('KEY_CVLAN_ID', u16(0xffff)), proto=VLAN)
+        self.assertEqual((bytes(f.key['vlan_id']), f.key['vlan_prio'][0],
+                          bytes(f.key['cvlan_id'])), (u16(5), 7, u16(0xfff)))
 
     def test_num_of_vlans_makes_a_tag_of_any_ethertype(self):
         # fl_is_tag(): protocol ip num_of_vlans 1: ETH_TYPE is the TPID
@@ -334,10 +386,9 @@ class TestTags(Base):
         self.assertEqual(bytes(f.key['vlan_tpid']), be16(IP))
         self.assertFalse(any(f.mask['n_proto']))
         # so an IP key needs vlan_ethtype ip
-        self.refused(22, 'Key requires protocol ip',
-                     attr('KEY_ETH_TYPE', be16(IP)),
-                     attr('KEY_NUM_OF_VLANS', b'\1'),
-                     attr('KEY_IPV4_SRC', bytes(4)))
+        self.warned(MESSAGES['IP'], attr('KEY_ETH_TYPE', be16(IP)),
+                    attr('KEY_NUM_OF_VLANS', b'\1'),
+                    attr('KEY_IP_TTL', b'\1'))
         self.assertEqual(self.dump(
             attr('KEY_ETH_TYPE', be16(IP)), attr('KEY_NUM_OF_VLANS', b'\1'),
             attr('KEY_VLAN_ETH_TYPE', be16(IPV6)),
@@ -351,10 +402,9 @@ class TestTags(Base):
                        attr('KEY_CVLAN_ID', u16(9)), proto=VLAN)
         self.assertEqual(bytes(f.key['cvlan_tpid']), be16(IP))
         # 0: no tag
-        self.refused(22, 'Key requires protocol 802.1q or 802.1ad',
-                     attr('KEY_ETH_TYPE', be16(IP)),
-                     attr('KEY_NUM_OF_VLANS', b'\0'),
-                     attr('KEY_VLAN_ID', u16(5)))
+        self.warned(MESSAGES['VLAN'], attr('KEY_ETH_TYPE', be16(IP)),
+                    attr('KEY_NUM_OF_VLANS', b'\0'),
+                    attr('KEY_VLAN_ID', u16(5)))
         # no ETH_TYPE: num_of_vlans is a plain key
         self.assertEqual(self.dump(attr('KEY_NUM_OF_VLANS', b'\3'),
                                    attr('KEY_ETH_SRC', bytes(6)), proto=0x3),
@@ -372,10 +422,14 @@ class TestPppoe(Base):
             attr('KEY_IPV4_DST', b'\1\2\3\4'), proto=PPP_SES),
             [(8, '8864'), (104, '0021'), (103, '1234'), (12, '01020304'),
              (13, 'ffffffff'), (22, '08000000'), (86, '00000000')])
-        self.refused(22, 'Key requires protocol ip',
-                     attr('KEY_ETH_TYPE', be16(PPP_SES)),
-                     attr('KEY_PPP_PROTO', be16(0x57)),
-                     attr('KEY_IPV4_DST', b'\1\2\3\4'), proto=PPP_SES)
+        # an IPv4 address under ppp_proto ipv6: kept, no packet matches
+        self.warned(WARNINGS['addr_family'],
+                    attr('KEY_ETH_TYPE', be16(PPP_SES)),
+                    attr('KEY_PPP_PROTO', be16(0x57)),
+                    attr('KEY_IPV4_DST', b'\1\2\3\4'), proto=PPP_SES)
+        self.warned(MESSAGES['IP'], attr('KEY_ETH_TYPE', be16(PPP_SES)),
+                    attr('KEY_PPP_PROTO', be16(0x281)),
+                    attr('KEY_IP_PROTO', b'\6'), proto=PPP_SES)
         # any other PPP protocol is taken as given
         f = self.parse(attr('KEY_ETH_TYPE', be16(PPP_SES)),
                        attr('KEY_PPP_PROTO', be16(0xC021)), proto=PPP_SES)
@@ -394,12 +448,14 @@ class TestPppoe(Base):
         for a in (attr('KEY_PPP_PROTO', be16(0x21)),
                   attr('KEY_PPPOE_SID', be16(1))):
             with self.subTest(a=a):
-                self.refused(22, 'Key requires protocol ppp_ses', a)
+                f = self.warned(MESSAGES['PPPOE'], a)
+                self.assertEqual(bytes(f.key['n_proto']), be16(IP))
+                self.assertFalse(any(f.mask['pppoe.sid']) or
+                                 any(f.mask['pppoe.ppp_proto']))
         # num_of_vlans 1: the session ethertype is a tag's TPID
-        self.refused(22, 'Key requires protocol ppp_ses',
-                     attr('KEY_ETH_TYPE', be16(PPP_SES)),
-                     attr('KEY_NUM_OF_VLANS', b'\1'),
-                     attr('KEY_PPP_PROTO', be16(0x21)), proto=PPP_SES)
+        self.warned(MESSAGES['PPPOE'], attr('KEY_ETH_TYPE', be16(PPP_SES)),
+                    attr('KEY_NUM_OF_VLANS', b'\1'),
+                    attr('KEY_PPP_PROTO', be16(0x21)), proto=PPP_SES)
 
 
 class TestMpls(Base):
@@ -409,11 +465,11 @@ class TestMpls(Base):
         for name, v in (('KEY_MPLS_LABEL', bytes(4)), ('KEY_MPLS_TTL', b'\1'),
                         ('KEY_MPLS_OPTS', b'')):
             with self.subTest(name=name):
-                self.refused(22, 'Key requires protocol mpls_uc or mpls_mc',
-                             attr(name, v))
-        # before the range: fl_check_need() first
-        self.refused(22, 'Key requires protocol mpls_uc or mpls_mc',
-                     attr('KEY_MPLS_BOS', b'\2'))
+                f = self.warned(MESSAGES['MPLS'], attr(name, v))
+                self.assertFalse(any(f.mask['mpls']))
+        # not read at all: no range, no options' checks
+        self.warned(MESSAGES['MPLS'], attr('KEY_MPLS_BOS', b'\2'),
+                    attr('KEY_MPLS_OPTS', b'\0\0\0\0'))
 
     def test_ranges(self):
         for name, v, msg in (
@@ -517,10 +573,9 @@ class TestMpls(Base):
 
 class TestL2tp(Base):
     def test_needs_ip_proto_l2tp(self):
-        self.refused(22, 'Key requires ip_proto l2tp',
-                     attr('KEY_ETH_TYPE', be16(IP)),
-                     attr('KEY_IP_PROTO', b'\x06'),
-                     attr('KEY_L2TPV3_SID', be32(1)))
+        self.warned(MESSAGES['L2TP'], attr('KEY_ETH_TYPE', be16(IP)),
+                    attr('KEY_IP_PROTO', b'\x06'),
+                    attr('KEY_L2TPV3_SID', be32(1)))
         # dumped after the ARP rows, before the tunnel's (fl_keys[])
         self.assertEqual(self.dump(
             attr('KEY_ENC_KEY_ID', be32(2)), attr('KEY_L2TPV3_SID', be32(7)),

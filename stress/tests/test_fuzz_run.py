@@ -9,6 +9,7 @@ import socket
 import struct
 import unittest
 
+from flower.needs import MESSAGES, WARNINGS
 from stress import nlsock
 from stress.flowerfuzz import attrs, compare, model_keys, recipes, run
 from stress.flowerfuzz.attrs import A, Err, nla
@@ -136,22 +137,85 @@ class TestMasks(Base):
 
 
 class TestProtocol(Base):
-    """A request without ETH_TYPE takes the filter's protocol."""
+    """A request without ETH_TYPE does not take the filter's protocol (as
+    on stock): the keys that need the protocol are ignored, with their
+    warning; ETH_TYPE unlike the protocol is kept, with a warning."""
 
-    def test_no_eth_type_is_the_filters_protocol(self):
-        f = self.parse(attr('KEY_IPV4_SRC', b'\1\2\3\4'))
-        g = self.parse(attr('KEY_ETH_TYPE', be16(IP)),
-                       attr('KEY_IPV4_SRC', b'\1\2\3\4'))
-        self.assertEqual(f.ident(), g.ident())
-        self.assertEqual(self.dump(attr('KEY_IPV4_SRC', b'\1\2\3\4')),
-                         [(8, '0800'), (10, '01020304'), (11, 'ffffffff'),
+    def test_no_eth_type_is_no_protocol(self):
+        f = self.warned(None, attr('KEY_IPV4_SRC', b'\1\2\3\4'), raw=True)
+        self.assertFalse(any(f.mask['n_proto']))
+        self.assertEqual(self.dump(attr('KEY_IPV4_SRC', b'\1\2\3\4'),
+                                   raw=True),
+                         [(10, '01020304'), (11, 'ffffffff'),
                           (22, '08000000'), (86, '00000000')])
-        # a VLAN protocol is the tag's TPID
-        f = self.parse(attr('KEY_VLAN_ID', u16(5)), proto=VLAN)
-        self.assertEqual(bytes(f.key['vlan_tpid']), be16(VLAN))
-        # protocol all: no ethertype, IPv4 keys refused
-        self.refused(22, 'Key requires protocol ip',
-                     attr('KEY_IPV4_SRC', b'\1\2\3\4'), proto=0x0003)
+        f = self.warned(MESSAGES['IP'], attr('KEY_IP_PROTO', b'\6'),
+                        attr('KEY_TCP_DST', be16(80)), raw=True)
+        self.assertEqual(model_keys.canon(f.mask), ())
+        # a VLAN protocol is no tag: the tag's keys are ignored
+        f = self.warned(MESSAGES['VLAN'], attr('KEY_VLAN_ID', u16(5)),
+                        proto=VLAN, raw=True)
+        self.assertEqual(model_keys.canon(f.mask), ())
+        # only num_of_vlans makes one, with no TPID
+        f = self.warned(None, attr('KEY_VLAN_ID', u16(5)),
+                        attr('KEY_NUM_OF_VLANS', b'\1'), proto=VLAN,
+                        raw=True)
+        self.assertFalse(any(f.mask['vlan_tpid']))
+        self.assertEqual(bytes(f.key['vlan_id']), u16(5))
+
+    def test_eth_type_unlike_the_protocol_kept(self):
+        f = self.warned(WARNINGS['eth_type'], attr('KEY_ETH_TYPE', be16(IPV6)),
+                        attr('KEY_IP_PROTO', b'\6'))
+        self.assertEqual(bytes(f.key['n_proto']), be16(IPV6))
+        self.assertEqual(f.key['ip_proto'][0], 6)
+        # the first warning is the request's: eth_type's, before the rows'
+        self.warned(WARNINGS['eth_type'], attr('KEY_ETH_TYPE', be16(IPV6)),
+                    attr('KEY_ARP_OP', b'\1'))
+        self.warned(None, attr('KEY_ETH_TYPE', be16(IPV6)), proto=0x0003)
+
+    def test_address_families(self):
+        # IPv4 and IPv6 addresses: the IPv6 ones ignored
+        f = self.warned(MESSAGES['NO_IPV4_ADDRS'],
+                        attr('KEY_IPV6_SRC', b'\1' * 16),
+                        attr('KEY_IPV4_DST', b'\2' * 4))
+        self.assertEqual(bytes(f.key['l3']), bytes(4) + b'\2' * 4 +
+                         bytes(24))
+        self.assertEqual(bytes(f.key['addr_type']), b'\2\0')
+        # a family unlike the exact ethertype: kept, before the rows'
+        # warnings; none without an ethertype
+        f = self.warned(WARNINGS['addr_family'],
+                        attr('KEY_IPV6_SRC', b'\1' * 16),
+                        attr('KEY_IPV4_DST', b'\2' * 4), proto=IPV6)
+        self.assertEqual(self.dump(attr('KEY_IPV6_SRC', b'\1' * 16),
+                                   attr('KEY_IPV4_DST', b'\2' * 4),
+                                   proto=IPV6),
+                         [(8, '86dd'), (12, '02' * 4), (13, 'ff' * 4),
+                          (22, '08000000'), (86, '00000000')])
+        self.warned(None, attr('KEY_IPV6_DST', b'\1' * 16), proto=0x0003)
+        self.warned(WARNINGS['addr_family'], attr('KEY_IPV6_DST', b'\1' * 16),
+                    proto=0x0806)
+        # an IPv6 filter dumps no IPv4 row (the members are a union)
+        self.assertEqual(self.dump(attr('KEY_IPV6_SRC', b'\1' * 16),
+                                   proto=IPV6),
+                         [(8, '86dd'), (14, '01' * 16), (15, 'ff' * 16),
+                          (22, '08000000'), (86, '00000000')])
+
+    def test_lax_attributes(self):
+        # unknown types (0 too) and IN_HW_COUNT ignored, a long attribute
+        # cut, trailing bytes: the liberal parse's warnings, in this order
+        for t in (0, attrs.FLOWER_MAX + 1, 0x3FFF):
+            self.warned(WARNINGS['unknown_attr'], (t, b'\1\2', None),
+                        attr('KEY_ARP_OP', b'\1'))
+        self.warned(WARNINGS['in_hw_count'], attr('IN_HW_COUNT', bytes(4)))
+        f = self.warned(WARNINGS['attr_long'], attr('KEY_IP_PROTO', b'\6\7'),
+                        (attrs.FLOWER_MAX + 1, b'', None))
+        self.assertEqual(f.key['ip_proto'][0], 6)
+        f = self.model.fl_parse([attr('KEY_IP_PROTO', b'\6\7')], True, IP)
+        self.assertEqual(f.warning, 'bytes leftover after parsing attributes')
+        # shorter: refused
+        self.refused(34, 'Attribute failed policy validation',
+                     attr('KEY_IP_PROTO', b''))
+        self.refused(34, 'binary attribute size out of range',
+                     attr('KEY_ETH_DST', bytes(5)))
 
 
 class TestNumOfVlans(Base):
@@ -192,16 +256,15 @@ class TestNumOfVlans(Base):
         self.assertFalse(any(f.mask['cvlan_tpid']))
 
     def test_tag_keys_need_enough_tags(self):
-        self.refused(22, 'Key requires vlan_ethtype 802.1q or 802.1ad',
-                     attr('KEY_NUM_OF_VLANS', b'\1'),
-                     attr('KEY_CVLAN_PRIO', b'\3'), proto=0x0003)
+        self.warned(MESSAGES['CVLAN'], attr('KEY_NUM_OF_VLANS', b'\1'),
+                    attr('KEY_CVLAN_PRIO', b'\3'), proto=0x0003)
         for n in (None, b'\0'):
             with self.subTest(n=n):
-                attrs = [attr('KEY_VLAN_PRIO', b'\5')]
+                a = [attr('KEY_VLAN_PRIO', b'\5')]
                 if n is not None:
-                    attrs.append(attr('KEY_NUM_OF_VLANS', n))
-                self.refused(22, 'Key requires protocol 802.1q or 802.1ad',
-                             *attrs, proto=0x0003)
+                    a.append(attr('KEY_NUM_OF_VLANS', n))
+                f = self.warned(MESSAGES['VLAN'], *a, proto=0x0003)
+                self.assertFalse(any(f.mask['vlan_prio']))
 
 
 class TestAnswer(unittest.TestCase):
@@ -255,16 +318,16 @@ class TestResync(Base):
         self.assertIn('chain 0 prio 3 handle 0x7: a VLAN filter in a prio '
                       'of protocol 0x3: its TPID is not in the dump',
                       problems[0])
-        # one the parser refuses: a key that needs another protocol
+        # one the parser refuses: ct_state bits no request can carry
         problems = compare.resync(self.model, [
             body(4, IPV6, 0, None),
-            body(4, IPV6, 1, [(A['KEY_IPV4_SRC'], b'\1\2\3\4'),
-                              (A['KEY_IPV4_SRC_MASK'], b'\xff' * 4),
+            body(4, IPV6, 1, [(A['KEY_CT_STATE'], b'\x08\0'),
+                              (A['KEY_CT_STATE_MASK'], b'\xff\xff'),
                               self.FLAGS])])
         self.assertEqual(problems, [
             "chain 0 prio 4 handle 0x1: the model cannot parse the dumped "
-            "filter (EINVAL 'Key requires protocol ip'): "
-            "[KEY_IPV4_SRC=01020304, KEY_IPV4_SRC_MASK=ffffffff, "
+            "filter (EINVAL 'Unknown ct_state flags'): "
+            "[KEY_CT_STATE=0800, KEY_CT_STATE_MASK=ffff, "
             "FLAGS=00000000]"])
         self.assertEqual(self.model.tps[(0, 4)].filters, {})
 
@@ -358,8 +421,8 @@ class TestStock(Base):
         self.addCleanup(setattr, compare.Stock, 'on', False)
 
     def test_a_filter_ours_refuses_is_kept_opaque(self):
-        opts = [(A['KEY_IPV4_SRC'], b'\1\2\3\4'),
-                (A['KEY_IPV4_SRC_MASK'], b'\xff' * 4),
+        opts = [(A['KEY_CT_STATE'], b'\x08\0'),
+                (A['KEY_CT_STATE_MASK'], b'\xff\xff'),
                 (A['FLAGS'], struct.pack('<I', 8))]
         bodies = [body(4, IPV6, 0, None), body(4, IPV6, 1, opts)]
         self.assertEqual(compare.resync(self.model, bodies), [])
@@ -443,7 +506,13 @@ class TestGenerator(unittest.TestCase):
                                              tp.filters.values()})
             for f in tp.filters.values():
                 opts = model.expected_opts(tp, f)
-                if tp.proto == attrs.ETH_P_ALL and any(f.mask['vlan_tpid']):
+                # a tagged filter's TPID is not in the dump: rebuilt as
+                # the prio's protocol (none under all)
+                tpid = bytes(f.key['vlan_tpid']) if any(
+                    f.mask['vlan_tpid']) else None
+                if model_keys.tagged(f.key, f.mask, 0) and tpid != (
+                        None if tp.proto == attrs.ETH_P_ALL else
+                        struct.pack('>H', tp.proto)):
                     continue
                 # a ct_state sent without its mask gets the exact mask,
                 # 0xffff, and dumps it: as on stock, a request cannot

@@ -148,6 +148,8 @@ struct fl_flow_mask_range {
 struct fl_flow_mask {
 	struct fl_flow_key key;
 	struct fl_flow_mask_range range;
+	struct rhash_head ht_node;	/* in head->mask_ht */
+	u32 used;			/* fl_dissector_keys[] it uses */
 	struct rhashtable_params ht_params;
 	struct rhashtable ht;		/* masked key -> filter */
 	/* With port ranges (tp_range), classify walks the filters in the
@@ -161,8 +163,11 @@ struct fl_flow_mask {
 };
 
 /* What classify reads: the instance's masks in the order they came, and
- * one dissector for the union of their keys.  Replaced whole, never
- * changed once published.
+ * one dissector for the union of their keys.  Replaced whole when that
+ * union or the order changes.  A mask whose keys the dissector has
+ * already is appended in place, if there is room: mask[n] is written,
+ * then n (release; classify reads n with acquire), so that a set of M
+ * masks is built in O(M) copies of pointers, not O(M^2).
  */
 struct fl_masks {
 	struct flow_dissector dissector;
@@ -173,8 +178,8 @@ struct fl_masks {
 	bool hash;			/* a mask uses the hash key */
 	bool frag_l4;			/* ... a first fragment's L4 keys */
 	u32 used;			/* fl_dissector_keys[] the masks use */
-	unsigned short int key_end;	/* of their keys and ranges */
-	unsigned int n;
+	unsigned int n;			/* in mask[]; grows under head->lock */
+	unsigned int room;		/* of mask[] */
 	struct rcu_head rcu;
 	struct fl_flow_mask *mask[];
 };
@@ -188,6 +193,9 @@ struct fl_lookup_key {
 struct cls_fl_head {
 	struct mutex lock;		/* for changes; see the top */
 	struct fl_masks __rcu *masks;	/* NULL while there is no mask */
+	struct rhashtable mask_ht;	/* key -> mask of masks; head->lock */
+	/* How many masks of masks use each fl_dissector_keys[]; head->lock */
+	unsigned int key_users[32];
 	struct idr handle_idr;		/* handle -> filter */
 	struct list_head hw_filters;	/* offered to drivers; tp->lock */
 	struct rcu_work rwork;
@@ -221,12 +229,15 @@ struct fl_tmplt {
 
 /* What the filter's protocol and ip_proto must be for a key to apply.  A
  * key whose need is not met is ignored, as the in-tree flower has always
- * ignored it, and the request is told so with a warning.
+ * ignored it, and the request is told so with a warning.  The addresses'
+ * needs also keep a dump to the family that fills the union they share.
  */
 enum fl_need {
 	FL_NEED_NONE,
 	FL_NEED_IP,
+	FL_NEED_IPV4_ADDRS,
 	FL_NEED_NO_IPV4_ADDRS,
+	FL_NEED_ENC_IPV6_ADDRS,
 	FL_NEED_NO_ENC_IPV6_ADDRS,
 	FL_NEED_TCP,
 	FL_NEED_UDP,
@@ -244,8 +255,12 @@ enum fl_need {
 
 static const char * const fl_need_msg[] = {
 	[FL_NEED_IP]	 = "Key ignored: it requires protocol ip or ipv6",
+	[FL_NEED_IPV4_ADDRS] =
+		"Key ignored: it is not of the filter's address family",
 	[FL_NEED_NO_IPV4_ADDRS] =
 		"Key ignored: IPv6 addresses do not count beside IPv4 ones",
+	[FL_NEED_ENC_IPV6_ADDRS] =
+		"Key ignored: it is not of the filter's tunnel address family",
 	[FL_NEED_NO_ENC_IPV6_ADDRS] =
 		"Key ignored: IPv4 tunnel addresses do not count beside IPv6 ones",
 	[FL_NEED_TCP]	 = "Key ignored: it requires ip_proto tcp",
@@ -299,8 +314,8 @@ static const struct fl_key_desc fl_keys[] = {
 	FL_KEY_MASKED(ETH_SRC, eth.src, NONE),
 	FL_KEY_EXACT(NUM_OF_VLANS, num_of_vlans, NONE),
 	FL_KEY_EXACT(PPPOE_SID, pppoe.session_id, PPPOE),
-	FL_KEY_MASKED(IPV4_SRC, ipv4.src, NONE),
-	FL_KEY_MASKED(IPV4_DST, ipv4.dst, NONE),
+	FL_KEY_MASKED(IPV4_SRC, ipv4.src, IPV4_ADDRS),
+	FL_KEY_MASKED(IPV4_DST, ipv4.dst, IPV4_ADDRS),
 	FL_KEY_MASKED(IPV6_SRC, ipv6.src, NO_IPV4_ADDRS),
 	FL_KEY_MASKED(IPV6_DST, ipv6.dst, NO_IPV4_ADDRS),
 	FL_KEY_MASKED(IP_TOS, ip.tos, IP),
@@ -330,8 +345,8 @@ static const struct fl_key_desc fl_keys[] = {
 	FL_KEY_EXACT(ENC_KEY_ID, enc_keyid.keyid, NONE),
 	FL_KEY_MASKED(ENC_IPV4_SRC, enc_ipv4.src, NO_ENC_IPV6_ADDRS),
 	FL_KEY_MASKED(ENC_IPV4_DST, enc_ipv4.dst, NO_ENC_IPV6_ADDRS),
-	FL_KEY_MASKED(ENC_IPV6_SRC, enc_ipv6.src, NONE),
-	FL_KEY_MASKED(ENC_IPV6_DST, enc_ipv6.dst, NONE),
+	FL_KEY_MASKED(ENC_IPV6_SRC, enc_ipv6.src, ENC_IPV6_ADDRS),
+	FL_KEY_MASKED(ENC_IPV6_DST, enc_ipv6.dst, ENC_IPV6_ADDRS),
 	FL_KEY_MASKED(ENC_UDP_SRC_PORT, enc_tp.src, NONE),
 	FL_KEY_MASKED(ENC_UDP_DST_PORT, enc_tp.dst, NONE),
 	FL_KEY_MASKED(ENC_IP_TOS, enc_ip.tos, NONE),
@@ -663,6 +678,14 @@ static const struct rhashtable_params fl_table_params = {
 	.automatic_shrinking = true,
 };
 
+/* The instance's masks by their key, to find the one a new filter shares */
+static const struct rhashtable_params fl_mask_ht_params = {
+	.key_offset = offsetof(struct fl_flow_mask, key),
+	.key_len = sizeof_field(struct fl_flow_mask, key),
+	.head_offset = offsetof(struct fl_flow_mask, ht_node),
+	.automatic_shrinking = true,
+};
+
 /* ct_state as the flower uAPI spells a conntrack entry's state */
 static u16 fl_ct_states[] = {
 	[IP_CT_ESTABLISHED]	  = TCA_FLOWER_KEY_CT_FLAGS_TRACKED |
@@ -816,7 +839,7 @@ static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 	struct flow_dissector_key_ports ports = {};
 	struct fl_masks *masks;
 	struct cls_fl_filter *f;
-	unsigned int i;
+	unsigned int i, n;
 
 	masks = rcu_dereference_bh(head->masks);
 	if (unlikely(!masks))
@@ -825,7 +848,9 @@ static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 	fl_dissect(skb, masks, &skb_key);
 	if (unlikely(masks->ranges))
 		ports = skb_key.tp_range.tp;	/* range lookups write there */
-	for (i = 0; i < masks->n; i++) {
+	/* Pairs with fl_masks_append(): mask[i] is ready for each i < n */
+	n = smp_load_acquire(&masks->n);
+	for (i = 0; i < n; i++) {
 		struct fl_flow_mask *mask = masks->mask[i];
 
 		lk.mask = mask;
@@ -850,6 +875,10 @@ static int fl_init(struct tcf_proto *tp)
 	head = kzalloc(sizeof(*head), GFP_KERNEL);
 	if (!head)
 		return -ENOBUFS;
+	if (rhashtable_init(&head->mask_ht, &fl_mask_ht_params)) {
+		kfree(head);
+		return -ENOBUFS;
+	}
 
 	mutex_init(&head->lock);
 	idr_init(&head->handle_idr);
@@ -932,6 +961,7 @@ static void fl_head_free_work(struct work_struct *work)
 	struct fl_masks *masks = rcu_dereference_protected(head->masks, 1);
 	unsigned int i;
 
+	rhashtable_destroy(&head->mask_ht);
 	if (masks) {
 		for (i = 0; i < masks->n; i++)
 			fl_mask_unref(masks->mask[i]);
@@ -1288,8 +1318,13 @@ static bool fl_need_met(const struct fl_flow_key *key,
 	case FL_NEED_IP:
 		return fl_proto_is(key, mask, ETH_P_IP) ||
 		       fl_proto_is(key, mask, ETH_P_IPV6);
+	case FL_NEED_IPV4_ADDRS:
+		return key->control.addr_type == FLOW_DISSECTOR_KEY_IPV4_ADDRS;
 	case FL_NEED_NO_IPV4_ADDRS:
 		return key->control.addr_type != FLOW_DISSECTOR_KEY_IPV4_ADDRS;
+	case FL_NEED_ENC_IPV6_ADDRS:
+		return key->enc_control.addr_type ==
+		       FLOW_DISSECTOR_KEY_IPV6_ADDRS;
 	case FL_NEED_NO_ENC_IPV6_ADDRS:
 		return key->enc_control.addr_type !=
 		       FLOW_DISSECTOR_KEY_IPV6_ADDRS;
@@ -1900,9 +1935,9 @@ static void fl_set_key_enc_control(struct nlattr **tb,
 	struct nlattr *nla6 = fl_first_attr(tb, v6, ARRAY_SIZE(v6));
 
 	BUILD_BUG_ON(!FL_TUNNEL_ANY);
-	/* With both families, IPv6 is the tunnel's, as in the in-tree flower
-	 * (which also keeps the IPv4 addresses, so that no packet matches,
-	 * but dumps the IPv6 ones alone): the IPv4 rows are ignored.
+	/* With both families, IPv6 is the tunnel's, as in the in-tree
+	 * flower, and the IPv4 rows are ignored: there they are written into
+	 * the bytes the IPv6 addresses share with them.
 	 */
 	if (nla4 || nla6) {
 		key->enc_control.addr_type = nla6 ?
@@ -2517,54 +2552,65 @@ static bool fl_dissector_key_used(const struct fl_flow_mask *mask,
 	return memchr_inv((const u8 *)&mask->key + dk->offset, 0, dk->len);
 }
 
-/* Adds @mask's dissector keys, and the end of its range, to @masks' */
-static void fl_masks_add_keys(struct fl_masks *masks,
-			      const struct fl_flow_mask *mask)
+/* The dissector keys @mask uses.  The bytes of its range are theirs */
+static void fl_mask_init_keys(struct fl_flow_mask *mask)
 {
 	unsigned int i;
 
+	mask->used = 0;
+	for (i = 0; i < ARRAY_SIZE(fl_dissector_keys); i++)
+		if (fl_dissector_key_used(mask, &fl_dissector_keys[i]))
+			mask->used |= BIT(i);
+}
+
+/* Under head->lock: the keys a set keeps when @mask, or none, leaves it */
+static u32 fl_keys_used_without(const struct cls_fl_head *head,
+				const struct fl_flow_mask *mask)
+{
+	u32 used = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fl_dissector_keys); i++)
+		if (head->key_users[i] > (mask && mask->used & BIT(i)))
+			used |= BIT(i);
+	return used;
+}
+
+/* Under head->lock: @mask joins (@n 1) or leaves (-1) the set */
+static void fl_keys_count(struct cls_fl_head *head,
+			  const struct fl_flow_mask *mask, int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fl_dissector_keys); i++)
+		if (mask->used & BIT(i))
+			head->key_users[i] += n;
+}
+
+/* The dissector of @used, the union of the masks' keys; classify clears
+ * the key up to the end of the last of them
+ */
+static void fl_masks_init_dissector(struct fl_masks *masks, u32 used)
+{
+	struct flow_dissector_key keys[ARRAY_SIZE(fl_dissector_keys)];
+	unsigned int i, cnt = 0, end = 0;
+
+	BUILD_BUG_ON(ARRAY_SIZE(fl_dissector_keys) >
+		     ARRAY_SIZE(((struct cls_fl_head *)0)->key_users));
+	masks->used = used;
 	for (i = 0; i < ARRAY_SIZE(fl_dissector_keys); i++) {
 		const struct fl_dissector_key *dk = &fl_dissector_keys[i];
 
-		if (masks->used & BIT(i) || !fl_dissector_key_used(mask, dk))
+		if (!(used & BIT(i)))
 			continue;
-		masks->used |= BIT(i);
-		masks->key_end = max_t(unsigned int, masks->key_end,
-				       dk->offset + dk->len);
-	}
-	masks->key_end = max(masks->key_end, mask->range.end);
-}
-
-/* The dissector of the union of the masks' keys, and what classify clears.
- * A set that only adds @add to @old starts from @old's keys: building M
- * masks one by one costs O(M), not O(M^2) mask scans.
- */
-static void fl_masks_init_dissector(struct fl_masks *masks,
-				    const struct fl_masks *old,
-				    const struct fl_flow_mask *add)
-{
-	struct flow_dissector_key keys[ARRAY_SIZE(fl_dissector_keys)];
-	unsigned int i, cnt = 0;
-
-	BUILD_BUG_ON(ARRAY_SIZE(fl_dissector_keys) > 32);
-	if (old && add) {
-		masks->used = old->used;
-		masks->key_end = old->key_end;
-		fl_masks_add_keys(masks, add);
-	} else {
-		for (i = 0; i < masks->n; i++)
-			fl_masks_add_keys(masks, masks->mask[i]);
-	}
-	for (i = 0; i < ARRAY_SIZE(fl_dissector_keys); i++) {
-		if (!(masks->used & BIT(i)))
-			continue;
-		keys[cnt].key_id = fl_dissector_keys[i].id;
-		keys[cnt].offset = fl_dissector_keys[i].offset;
+		keys[cnt].key_id = dk->id;
+		keys[cnt].offset = dk->offset;
 		cnt++;
+		end = max_t(unsigned int, end, dk->offset + dk->len);
 	}
 
 	skb_flow_dissector_init(&masks->dissector, keys, cnt);
-	masks->clear_end = roundup(masks->key_end, sizeof(long));
+	masks->clear_end = roundup(end, sizeof(long));
 	masks->tunnel = dissector_uses_key(&masks->dissector,
 					   FLOW_DISSECTOR_KEY_ENC_CONTROL);
 	masks->ct = dissector_uses_key(&masks->dissector,
@@ -2583,24 +2629,32 @@ static void fl_masks_init_dissector(struct fl_masks *masks,
 
 /* A new set: @old's masks in their order but @drop, then @add.  Never
  * empty (an instance without masks has no set); NULL when out of memory.
+ * It has room for as many masks again, for fl_masks_append().
  */
-static struct fl_masks *fl_masks_create(const struct fl_masks *old,
+static struct fl_masks *fl_masks_create(const struct cls_fl_head *head,
+					const struct fl_masks *old,
 					struct fl_flow_mask *add,
 					const struct fl_flow_mask *drop)
 {
 	unsigned int i, n = old ? old->n : 0;
+	unsigned int room = max(8U, 2 * (n + 1));
 	struct fl_masks *masks;
 
-	/* Past some 4k masks an order-0 page is not enough */
-	masks = kvzalloc(struct_size(masks, mask, n + 1), GFP_KERNEL);
+	/* Past some 2k masks an order-0 page is not enough.  mask[] is
+	 * written up to n: only the rest is cleared.
+	 */
+	masks = kvmalloc(struct_size(masks, mask, room), GFP_KERNEL);
 	if (!masks)
 		return NULL;
+	memset(masks, 0, sizeof(*masks));
+	masks->room = room;
 	for (i = 0; i < n; i++)
 		if (old->mask[i] != drop)
 			masks->mask[masks->n++] = old->mask[i];
 	if (add)
 		masks->mask[masks->n++] = add;
-	fl_masks_init_dissector(masks, drop ? NULL : old, add);
+	fl_masks_init_dissector(masks, fl_keys_used_without(head, drop) |
+				       (add ? add->used : 0));
 	return masks;
 }
 
@@ -2608,6 +2662,24 @@ static struct fl_masks *fl_masks_locked(struct cls_fl_head *head)
 {
 	return rcu_dereference_protected(head->masks,
 					 lockdep_is_held(&head->lock));
+}
+
+/* Whether @mask can join @masks in place: there is room, and the set's
+ * dissector and cleared bytes cover its keys
+ */
+static bool fl_masks_fit(const struct fl_masks *masks,
+			 const struct fl_flow_mask *mask)
+{
+	return masks && masks->n < masks->room &&
+	       !(mask->used & ~masks->used);
+}
+
+/* Under head->lock, for a mask that fits */
+static void fl_masks_append(struct fl_masks *masks, struct fl_flow_mask *mask)
+{
+	masks->mask[masks->n] = mask;
+	/* The mask, ready, and mask[n] before n: fl_classify() acquires n */
+	smp_store_release(&masks->n, masks->n + 1);
 }
 
 /* Under head->lock.  rcu_assign_pointer() orders the initialisation of
@@ -2627,6 +2699,7 @@ static void fl_masks_publish(struct cls_fl_head *head, struct fl_masks *masks)
 static int fl_mask_init(struct fl_flow_mask *mask)
 {
 	fl_mask_update_range(mask);
+	fl_mask_init_keys(mask);
 	INIT_LIST_HEAD(&mask->range_filters);
 	mask->ranges = memchr_inv(&mask->key.tp_range, 0,
 				  sizeof(mask->key.tp_range));
@@ -2636,16 +2709,12 @@ static int fl_mask_init(struct fl_flow_mask *mask)
 	return rhashtable_init(&mask->ht, &mask->ht_params);
 }
 
-/* The instance's mask equal to @mask, if it has one */
-static struct fl_flow_mask *fl_mask_find(const struct fl_masks *masks,
+/* Under head->lock: the instance's mask equal to @mask, if it has one */
+static struct fl_flow_mask *fl_mask_find(struct cls_fl_head *head,
 					 const struct fl_flow_mask *mask)
 {
-	unsigned int i;
-
-	for (i = 0; masks && i < masks->n; i++)
-		if (!memcmp(&masks->mask[i]->key, &mask->key, sizeof(mask->key)))
-			return masks->mask[i];
-	return NULL;
+	return rhashtable_lookup_fast(&head->mask_ht, &mask->key,
+				      fl_mask_ht_params);
 }
 
 /* Under head->lock: @mask's table holds one filter fewer.  An emptied
@@ -2661,10 +2730,13 @@ static void fl_mask_put(struct cls_fl_head *head, struct fl_flow_mask *mask)
 	if (--mask->filters)
 		return;
 	if (masks->n > 1) {
-		rest = fl_masks_create(masks, NULL, mask);
+		rest = fl_masks_create(head, masks, NULL, mask);
 		if (!rest)
 			return;
 	}
+	rhashtable_remove_fast(&head->mask_ht, &mask->ht_node,
+			       fl_mask_ht_params);
+	fl_keys_count(head, mask, -1);
 	fl_masks_publish(head, rest);
 	tcf_queue_work(&mask->rwork, fl_mask_release_work);
 }
@@ -2804,6 +2876,7 @@ static int fl_insert(struct tcf_proto *tp, struct cls_fl_filter *fold,
 	struct fl_masks *masks = fl_masks_locked(head);
 	struct fl_flow_mask *found;
 	struct fl_masks *grown = NULL;
+	bool append = false;
 	bool swap;
 	int err;
 
@@ -2815,7 +2888,7 @@ static int fl_insert(struct tcf_proto *tp, struct cls_fl_filter *fold,
 		return -EAGAIN;
 	}
 
-	found = fl_mask_find(masks, mask);
+	found = fl_mask_find(head, mask);
 	if (found) {
 		kfree(mask);
 		mask = found;
@@ -2823,10 +2896,16 @@ static int fl_insert(struct tcf_proto *tp, struct cls_fl_filter *fold,
 		err = fl_mask_init(mask);
 		if (err)
 			goto err_mask;
-		grown = fl_masks_create(masks, mask, NULL);
-		if (!grown) {
-			err = -ENOBUFS;
+		err = rhashtable_insert_fast(&head->mask_ht, &mask->ht_node,
+					     fl_mask_ht_params);
+		if (err)
 			goto err_ht;
+		append = fl_masks_fit(masks, mask);
+		if (!append)
+			grown = fl_masks_create(head, masks, mask, NULL);
+		if (!append && !grown) {
+			err = -ENOBUFS;
+			goto err_mask_ht;
 		}
 	}
 	fnew->mask = mask;
@@ -2847,8 +2926,12 @@ static int fl_insert(struct tcf_proto *tp, struct cls_fl_filter *fold,
 	fl_range_link(fold, fnew, swap);
 	refcount_inc(&mask->refs);
 	mask->filters++;
+	if (!found)
+		fl_keys_count(head, mask, 1);
 	if (grown)
 		fl_masks_publish(head, grown);
+	else if (append)
+		fl_masks_append(masks, mask);
 	idr_replace(&head->handle_idr, fnew, fnew->handle);
 	/* One that moves to another mask leaves its own later, in
 	 * fl_filter_retire(); deleted, it is the caller's alone already.
@@ -2866,6 +2949,10 @@ err_handle:
 err_grown:
 	fnew->mask = NULL;
 	kvfree(grown);
+err_mask_ht:
+	if (!found)
+		rhashtable_remove_fast(&head->mask_ht, &mask->ht_node,
+				       fl_mask_ht_params);
 err_ht:
 	if (!found)
 		rhashtable_destroy(&mask->ht);
