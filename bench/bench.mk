@@ -15,6 +15,9 @@
 #                              one run (~20 min): speed-up, host CPU, and
 #                              the host's own parallel ceiling
 #   make bench-docs            copy the last real runs into docs/bench/
+#   make bench-masks           10,000 masks in one prio added in one tc -b
+#                              and deleted one by one, ours and stock in
+#                              turn in one guest (bench/masks_build.sh)
 
 DEB_PACKAGES   += python3-matplotlib
 
@@ -46,7 +49,8 @@ BENCH_RUN      := $(if $(BENCH_ICOUNT),TDC_QEMU_EXTRA="$${TDC_QEMU_EXTRA:-} -ico
 BENCH_JOBS     := $(BUILD)/guest-out/jobs
 JOBS_ARGS      ?=
 
-.PHONY: bench bench-smoke bench-report bench-docs bench-jobs bench-insert
+.PHONY: bench bench-smoke bench-report bench-docs bench-jobs bench-insert \
+        bench-masks
 
 bench:
 	@$(MAKE) --no-print-directory deps
@@ -82,6 +86,15 @@ bench-jobs:
 	@$(MAKE) --no-print-directory deps
 	$(variant_guest)
 	$(PYTHON) $(REPO)/bench/jobs.py --variant $(VARIANT) --out $(BENCH_JOBS) $(JOBS_ARGS)
+
+MASKS_ARGS     ?= 2 1000,10000
+bench-masks:
+	@$(MAKE) --no-print-directory guest
+	@$(MAKE) --no-print-directory stock-ext
+	$(REPO)/guest/run --no-load-flower --timeout 3600 \
+		--console-log $(BUILD)/logs/console-bench-masks.log -- \
+		sh bench/masks_build.sh $(MASKS_ARGS) \
+		ours=$(call KO_PATH,ours) stock=$(call KO_PATH,stock)
 
 # Parallel inserts with several vCPUs, where locking shows: stock's module
 # and ours alternate in one guest run, wall time (bench/insert_ab.py)
