@@ -21,7 +21,9 @@ keys-<family> (add it and a same-mask second filter: the whole dump is
 exactly what was given), replace, delete, get, flush, dump-roundtrip
 ($FLNL show) and packets-<family> (scapy frames counted exactly).  The
 other themes (masks: several on one prio, templates, errors, handles,
-actions, classid, scale) are written out one by one below.  Several
+actions, classid, scale; lenient: requests the stock flower accepts and
+partly ignores, and warnings: ours' words on them, tcgen/lenient.py) are
+written out one by one below.  Several
 masks per prio, mask order and templates behave as in the stock 6.1
 flower, the oracle for those cases.
 

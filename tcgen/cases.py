@@ -20,7 +20,7 @@ class Corpus:
 
     def case(self, theme, name, cmd, exp=0, setup=(), verify=None,
              pattern=None, count=1, match_json=None, exact=None, scapy=None,
-             teardown=(), ingress=True, timeout=None):
+             teardown=(), ingress=True, timeout=None, cid=None, tags=()):
         """A case on $DEV1's ingress qdisc (ingress=False: the setup
         makes its own qdiscs), one command per setup entry.  exact: the
         parsed JSON output must be exactly this (matchJSON +
@@ -32,17 +32,24 @@ class Corpus:
         (corpus.cleanups: qdiscs, links, addresses, actions) it first
         removes, in case a case before it was cut short, and removes
         again in its teardown; both with the exit codes of "nothing to
-        remove" allowed."""
+        remove" allowed.
+
+        cid: the case's id, for a case whose name changed while its
+        request stayed (the id names the request; assign_ids).  tags:
+        categories after the theme's (LENIENCY: the request is one the
+        stock flower accepts and the series accepts only from its
+        leniency step on, tdc/series_cases.py)."""
         assert name not in self.names, 'duplicate name: ' + name
         self.names.add(name)
         case = collections.OrderedDict()
-        case['id'] = None
+        case['id'] = cid
         case['name'] = name
         base, _, family = theme.partition('-')
         if base in ('keys', 'packets'):         # keys-ipv4 -> keys, ipv4
             case['category'] = ['filter', 'flower', base, family]
         else:
             case['category'] = ['filter', 'flower', theme]
+        case['category'] += list(tags)
         if scapy:
             case['category'].append('scapy')
         setup = ([INGRESS] if ingress else []) + list(setup)
@@ -116,9 +123,17 @@ class Corpus:
                          pattern=pattern, **kw)
 
     def assign_ids(self, reserved):
-        """Ids from the names, in name order, avoiding `reserved`."""
+        """Ids from the names, in name order, avoiding `reserved`; a
+        case given its id (Corpus.case's cid: a request whose expectation
+        and so its name changed) keeps it."""
         taken = set(reserved)
-        cases = sorted((c for cs in self.themes.values() for c in cs),
+        everything = [c for cs in self.themes.values() for c in cs]
+        pinned = [c['id'] for c in everything if c['id'] is not None]
+        assert len(pinned) == len(set(pinned)), 'an id pinned twice'
+        assert not taken & set(pinned), 'a pinned id is reserved: %s' % (
+            ' '.join(sorted(taken & set(pinned))))
+        taken |= set(pinned)
+        cases = sorted((c for c in everything if c['id'] is None),
                        key=lambda c: c['name'])
         for case in cases:
             salt = 0
@@ -261,8 +276,14 @@ def refused_many(c, theme, name, requests, setup=(), left=0, dev='$DEV1',
     emulated guest), which checks each one's exit status and message and
     names, by number and arguments, every request that was not refused as
     expected; the verify step counts the filters left."""
-    words = ' '.join('--expect %d %s %s' % (code, quote(msg),
-                                            quote(r[len('$FLNL '):]))
-                     for r, code, msg in requests)
-    return c.case(theme, name, '$FLNL batch ' + words, setup=setup,
-                  **filters(left, dev), **kw)
+    return c.case(theme, name, '$FLNL batch ' + batch_words(requests),
+                  setup=setup, **filters(left, dev), **kw)
+
+
+def batch_words(requests):
+    """The arguments of `$FLNL batch` for requests given as ($FLNL
+    command, errno, extack message): errno 0 and message '' for one that
+    must succeed, message '' to check the errno only."""
+    return ' '.join('--expect %d %s %s' % (code, quote(msg),
+                                           quote(r[len('$FLNL '):]))
+                    for r, code, msg in requests)

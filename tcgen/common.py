@@ -9,6 +9,7 @@ import re
 import shlex
 
 from flower import uapi
+from tdc import compare, series_cases
 
 
 # tc-tests/, beside this package
@@ -27,6 +28,15 @@ VLAN_HLEN = 4           # the outer tag is taken out of the frame on receive
 TCA_FLOWER_MAX = uapi.MAX    # 105 in 6.1's pkt_cls.h
 
 INGRESS = '$TC qdisc add dev $DEV1 ingress'
+
+# The category of a case whose request the stock flower accepts (and
+# ignores, masks or keeps a part of) and the series refused before its
+# leniency step (docs/leniency.md): tdc/series_cases.py runs it from that
+# step on.  The cases that check ours' warnings for such requests are in
+# theme (file, category) WARNINGS_THEME: the stock flower gives none, and
+# tdc/compare.py declares that difference.
+LENIENCY = series_cases.LENIENCY
+WARNINGS_THEME = compare.WARNINGS_CATEGORY
 # Upstream's nsPlugin since 6.6 and ours make $DUMMY in each case's
 # namespace, 6.1's makes none: a case that uses it makes it (after
 # deleting it: corpus.cleanups)

@@ -22,6 +22,7 @@ from tcgen.common import HERE, OUT_DIR
 from tcgen.errors import netlink_error_cases, tc_error_cases
 from tcgen.handles import delete_more_cases, flag_cases, handle_cases
 from tcgen.hash import hash_cases
+from tcgen.lenient import lenient_cases, warning_cases
 from tcgen.masks import masks_cases
 from tcgen.more import packet_more_cases, scale_cases
 from tcgen.port_range import port_range_cases
@@ -43,6 +44,8 @@ def main_themes(c):
     flag_cases(c)
     tc_error_cases(c)
     netlink_error_cases(c)
+    lenient_cases(c)
+    warning_cases(c)
     action_cases(c)
     classid_cases(c)
     packet_more_cases(c)

@@ -153,12 +153,22 @@ def _stock_failed_on(case, stock, messages):
     return stock.status == 'fail' and any(m in text for m in messages)
 
 
-def _unsupported_key(case, ours, stock):
-    return _stock_failed_on(case, stock, needs.UNSUPPORTED_MSGS)
+# The category of the cases that check ours' warnings (tcgen.lenient):
+# a request the stock flower accepts in silence, ours the same way but
+# with a word on what it did (docs/leniency.md)
+WARNINGS_CATEGORY = 'warnings'
 
 
-def _unknown_or_length(case, ours, stock):
-    # both refuse these (stock ignores some): flower.needs' class
+def _warning(case, ours, stock):
+    """stock failed a case that checks a warning of ours: one of category
+    WARNINGS_CATEGORY, or one that names a warning (flower.needs)"""
+    return stock.status == 'fail' and (
+        WARNINGS_CATEGORY in case.get('category', ()) or
+        any(m in case_text(case) for m in needs.WARNING_MSGS))
+
+
+def _refusal_wording(case, ours, stock):
+    # both refuse these: flower.needs' class
     return _stock_failed_on(case, stock, needs.REFUSED_INPUT_MSGS)
 
 
@@ -200,12 +210,15 @@ CAUSES = [
      '6.1.192 lacks upstream ac177a330077 and leaves the class bound, so '
      'deleting the class fails with EBUSY (a stock bug)',
      _in_category('bind-leak')),
-    ('unsupported', 'Keys ours refuses (EOPNOTSUPP, "Unsupported flower '
-     'attribute ...") that stock flower implements', _unsupported_key),
-    ('extack', 'Validation and extack wording: ours checks attribute types, '
-     'lengths, masks and protocol requirements itself and says so; stock '
-     'uses its netlink policy (other messages, or accepts)',
-     _unknown_or_length),
+    ('warnings', 'Ours\' warnings: a request the stock flower accepts in '
+     'silence (a key without its prerequisite, addresses of two families, '
+     'a mask without its key...), which ours accepts the same way and '
+     'says what it did (docs/leniency.md); these cases check that tc '
+     'prints ours\' "Warning: ..."', _warning),
+    ('extack', 'Refusal wording: requests both refuse (bad flags, skip_sw '
+     'where nothing offloads, ct_state sets no packet has, an indev name '
+     'too long), ours with its own message; stock with another, none, or '
+     '(the indev name, refused by its policy) ERANGE', _refusal_wording),
     ('zero-mask', 'An address key with an all-zero mask (dst_ip '
      '0.0.0.0/0, or a tunnel\'s enc_dst_ip 0.0.0.0/0): stock sets '
      'control.addr_type (enc_control.addr_type) in key and mask, but '

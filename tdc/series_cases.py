@@ -18,6 +18,14 @@ at a step when all its families exist there.
     python3 -m tdc.series_cases report OUT STEP...  per step and overall
         "N passed, N failed" from those TAP files
 
+One family comes from the case's category, not its commands: LENIENCY,
+the requests the stock flower accepts (a key without its prerequisite, a
+mask without its key, an unknown attribute...: docs/leniency.md), which
+the series refuses until the step that brings it; the generator, which
+writes such requests knowingly, tags their cases (tcgen.common LENIENCY;
+a hand-written case says it itself).  Telling them from their commands
+would take fl_need_met() and the policy again.
+
 A key's family is its row's in flower/keys.py (the family column): its
 attribute, its mask, its tc word and the word tc -j prints are that
 family's, so adding a key needs nothing here.  OTHER_ATTRS and
@@ -56,8 +64,9 @@ OTHER_ATTRS = (
     # refused (EOPNOTSUPP, named) until the offload step, which ignores it
     # in a request as stock does
     ('offload', 'IN_HW_COUNT'),
-    # refused (EOPNOTSUPP, "Unknown flower attribute type") alike at every
-    # step, ALWAYS_REFUSED: type 0 and the attributes beyond the uAPI
+    # type 0 and the attributes beyond the uAPI: refused (EOPNOTSUPP,
+    # "Unknown flower attribute type") until the leniency step, ignored
+    # from it on, as by the stock flower (ALWAYS_REFUSED)
     ('core', 'UNSPEC'),
     # nested options, not one value a row describes
     ('tunnel', 'KEY_ENC_OPTS KEY_ENC_OPTS_MASK'),
@@ -153,6 +162,10 @@ def parse_tc(obj, op, text, refused):
     """A tc request's words -> Request; keys are (word, value) pairs of
     its flower options (before the first action)."""
     words = text.split()
+    # a redirection ends the request (tc ... 2>&1 | grep: the warning
+    # cases)
+    words = words[:next((n for n, w in enumerate(words)
+                         if re.match(r'\d*[<>]', w)), len(words))]
     where, prio, handle, protocol, i = [], None, None, None, 0
     while i < len(words) and words[i] != 'flower':
         w, val = words[i], (words[i + 1:i + 2] or [''])[0]
@@ -315,14 +328,22 @@ def mask_of(req):
                                   'skip_sw', 'skip_hw', 'verbose', 'handle'))
 
 
-# refused at every step, whatever the mask: unknown attributes
-# (EOPNOTSUPP); port ranges and the hash key are keys since steps 16 and 17
+# refused at every step before the leniency step, whatever the mask:
+# unknown attributes (EOPNOTSUPP); port ranges and the hash key are keys
+# since steps 16 and 17.  From the leniency step on the attribute is
+# ignored, and a case that expects so is of family LENIENCY, which comes
+# after masks: the mask its filter adds needs no more.
 ALWAYS_REFUSED = r'UNSPEC'
+
+# the category (and family) of a case whose request the stock flower
+# accepts and the series before its leniency step refuses
+LENIENCY = 'leniency'
 
 
 def always_refused(req):
-    """Whether every step refuses the request (it adds no mask anywhere,
-    even when the case's check of it ignores the exit code)."""
+    """Whether every step before the leniency step refuses the request (it
+    adds no mask there, even when the case's check of it ignores the exit
+    code)."""
     return any(re.fullmatch(ALWAYS_REFUSED, n) for n, _ in req.attrs)
 
 
@@ -358,6 +379,8 @@ def needs_masks(case):
 def families(case):
     """The families a case needs: a subset of kernel/series/families'."""
     need = {'core'}
+    if LENIENCY in case.get('category', ()):
+        need.add(LENIENCY)
     # the offload test driver's devices: only the offload step calls it
     if OFFLOAD_DRIVER in json.dumps(case):
         need.add('offload')

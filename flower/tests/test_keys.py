@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """flower.keys and flower.needs against kernel/net/sched/cls_flower.c:
-fl_keys[] row by row, enum fl_need and fl_need_msg[]."""
+fl_keys[] row by row, enum fl_need, fl_need_msg[] and ours' warnings."""
 
 import os
 import re
@@ -16,6 +16,16 @@ CLS_FLOWER = os.path.join(REPO, 'kernel/net/sched/cls_flower.c')
 def c_source():
     with open(CLS_FLOWER) as f:
         return re.sub(r'/\*.*?\*/', '', f.read(), flags=re.DOTALL)
+
+
+def string_literals(text):
+    """Every C string literal of `text`, adjacent ones joined as the
+    compiler joins them ("a" "b" is "ab"); escaped quotes unescaped."""
+    literal = r'"(?:[^"\\\n]|\\.)*"'
+    return [''.join(part[1:-1] for part in re.findall(literal, group))
+            .replace('\\"', '"')
+            for group in re.findall(r'%s(?:\s*%s)*' % (literal, literal),
+                                    text)]
 
 
 def block(text, opening):
@@ -86,8 +96,46 @@ class TestNeeds(unittest.TestCase):
 
     def test_messages_are_fl_need_msg(self):
         body = block(c_source(), 'static const char * const fl_need_msg[] = {')
-        found = dict(re.findall(r'\[FL_NEED_(\w+)\]\s*=\s*"([^"]*)"', body))
+        entries = re.split(r'\[FL_NEED_(\w+)\]\s*=', body)[1:]
+        found = {need: ''.join(string_literals(value))
+                 for need, value in zip(entries[::2], entries[1::2])}
         self.assertEqual(found, needs.MESSAGES)
+
+    def test_every_need_but_none_has_a_message(self):
+        # a key whose need is not met is ignored with its need's warning
+        self.assertEqual(set(needs.MESSAGES), set(needs.NEEDS) - {'NONE'})
+        self.assertEqual(needs.NEEDS[0], 'NONE')
+        for text in needs.MESSAGES.values():
+            self.assertTrue(text.startswith('Key ignored: '), text)
+
+    def test_fl_need_msg_is_the_key_rows_warning(self):
+        self.assertEqual(keys.need_message(keys.KEY['tcp_dst']),
+                         'Key ignored: it requires ip_proto tcp')
+        self.assertEqual(keys.need_message(keys.KEY['ipv6_src']),
+                         needs.MESSAGES['NO_IPV4_ADDRS'])
+        self.assertIsNone(keys.need_message(keys.KEY['eth_dst']))
+        for k in keys.KEYS:
+            self.assertEqual(keys.need_message(k) is None,
+                             k.need == 'NONE', k.name)
+
+    def test_warnings_are_string_literals_of_cls_flower(self):
+        """Each of ours' other warnings (flower.needs.WARNINGS) is a
+        string of kernel/net/sched/cls_flower.c, whole (adjacent literals
+        joined), so the texts the corpus and the reports check are the
+        kernel's."""
+        literals = set(string_literals(c_source()))
+        missing = {name: text for name, text in needs.WARNINGS.items()
+                   if text not in literals}
+        self.assertEqual(missing, {}, 'flower.needs.WARNINGS not in '
+                         'cls_flower.c')
+        self.assertEqual(set(needs.WARNING_MSGS),
+                         set(needs.MESSAGES.values()) |
+                         set(needs.WARNINGS.values()))
+
+    def test_string_literals_join_adjacent_ones(self):
+        self.assertEqual(string_literals('f(x, "a b" \n\t\t "c\\"d");'
+                                         ' g("e");'),
+                         ['a bc"d', 'e'])
 
     def test_proto_rules(self):
         ip, ip6 = uapi.ETH_P['ip'], uapi.ETH_P['ipv6']
@@ -100,10 +148,14 @@ class TestNeeds(unittest.TestCase):
         for ipp, met in ((6, True), (17, True), (132, True), (1, False),
                          (None, False)):
             self.assertEqual(needs.proto_met('L4', ip6, ipp), met, ipp)
-        # every need is either a protocol rule or one of the shape needs
-        self.assertEqual(set(needs.PROTO_RULES) |
-                         {'VLAN', 'CVLAN', 'PPPOE', 'ENC_IPV4', 'ENC_IPV6'},
-                         set(needs.NEEDS))
+        # every need is either a protocol rule or one of the shape needs:
+        # the tags, PPPoE, the address families (flower.needs' docstring)
+        self.assertLessEqual(set(needs.PROTO_RULES), set(needs.NEEDS))
+        shape = set(needs.NEEDS) - set(needs.PROTO_RULES)
+        self.assertLessEqual({'VLAN', 'CVLAN', 'PPPOE', 'NO_IPV4_ADDRS'},
+                             shape)
+        self.assertEqual({n for n in shape if not n.endswith('_ADDRS')},
+                         {'VLAN', 'CVLAN', 'PPPOE'})
 
 
 if __name__ == '__main__':

@@ -125,6 +125,38 @@ class TestCompare(unittest.TestCase):
                                              ours['aaa3'], stock['aaa2']),
                             'bind-leak')
 
+    def test_warning_cause(self):
+        # ours' warnings, which stock never gives: by category, or by a
+        # warning text of flower.needs in the case
+        from flower import needs
+        ours, stock = self.tap('o', OURS), self.tap('s', STOCK)
+        case = {'id': 'aaa9', 'category': ['flower', 'warnings'],
+                'cmdUnderTest': 'tc filter add ... 2>&1 | grep -cF x'}
+        self.assertEqual(compare.classify(case, ours['aaa3'], stock['aaa1']),
+                         'warnings')
+        named = {'id': 'aaa9', 'category': ['flower'],
+                 'cmdUnderTest': "tc ... | grep -cF 'Warning: %s.'"
+                 % needs.WARNINGS['mask_without_key']}
+        self.assertEqual(compare.classify(named, ours['aaa3'],
+                                          stock['aaa1']), 'warnings')
+        # stock passing is no difference to explain
+        self.assertNotEqual(compare.classify(case, ours['aaa3'],
+                                             stock['aaa3']), 'warnings')
+        self.assertEqual(compare.WARNINGS_CATEGORY, 'warnings')
+
+    def test_no_unsupported_cause(self):
+        # every key is implemented: nothing ours refuses as unsupported
+        self.assertNotIn('unsupported', [k for k, _, _ in compare.CAUSES])
+
+    def test_refusal_wording_cause(self):
+        from flower import needs
+        ours, stock = self.tap('o', OURS), self.tap('s', STOCK)
+        for msg in ('Invalid flower flags', needs.SKIP_SW_MSG):
+            case = {'id': 'aaaa', 'category': ['flower', 'errors'],
+                    'cmdUnderTest': "$FLNL batch --expect 22 '%s' ..." % msg}
+            self.assertEqual(compare.classify(case, ours['aaa3'],
+                                              stock['aaa1']), 'extack', msg)
+
     def test_report_counts_and_lists_only_differences(self):
         text = compare.report(self.tap('o', OURS), self.tap('s', STOCK),
                               CORPUS, 'o.tap', 's.tap', {'ours': 90})

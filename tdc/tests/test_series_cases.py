@@ -39,7 +39,29 @@ class TestRealCases(unittest.TestCase):
         self.check('2f97', {'core', 'vlan'}, '02-flower-vlan')
 
     def test_vlan_protocol_flnl(self):  # $FLNL --protocol 802.1ad
-        self.check('c77a', {'core', 'vlan'}, '02-flower-vlan')
+        c = case(cmd='$FLNL add --dev $DEV1 --prio 1 --protocol 802.1ad '
+                 '--attr eth_type=802.1ad --attr vlan_id=3')
+        self.assertEqual(sc.families(c), {'core', 'vlan'})
+        self.assertEqual(sc.step_of(c, STEPS), '02-flower-vlan')
+
+    def test_leniency_by_category(self):
+        # cvlan_id without an inner tag: the stock flower ignores it, the
+        # series refuses it until its leniency step (tcgen tags the case)
+        self.assertIn(sc.LENIENCY, CASES['c77a']['category'])
+        self.assertEqual(sc.families(CASES['c77a']),
+                         {'core', 'vlan', sc.LENIENCY})
+        bringing = [s for s, fams in STEPS if sc.LENIENCY in fams]
+        self.assertEqual(len(bringing), 1, 'kernel/series/families must '
+                         'name the step that brings family %r' % sc.LENIENCY)
+        self.assertEqual(sc.step_of(CASES['c77a'], STEPS), bringing[0])
+        # the same request without the tag is the vlan step's
+        untagged = dict(CASES['c77a'], category=['filter', 'flower'])
+        self.assertEqual(sc.step_of(untagged, STEPS), '02-flower-vlan')
+
+    def test_a_redirection_ends_a_tc_request(self):
+        # the warning cases: tc filter add ... 2>&1 | grep -cF '...'
+        c = case(cmd=ADD.format(1, 'ip_tos 0x10') + " 2>&1 | grep -cF 'x'")
+        self.assertEqual(sc.families(c), {'core', 'tos_ttl'})
 
     def test_conntrack(self):       # ct_state +trk+new
         self.check('4199', {'core', 'conntrack'}, '08-flower-conntrack')

@@ -369,7 +369,7 @@ static const struct fl_key_desc fl_keys[] = {
  */
 static const struct nla_policy fl_policy[TCA_FLOWER_MAX + 1] = {
 	[TCA_FLOWER_CLASSID]		= { .type = NLA_U32 },
-	[TCA_FLOWER_INDEV]		= { .type = NLA_STRING },
+	[TCA_FLOWER_INDEV]		= { .type = NLA_STRING, .len = IFNAMSIZ },
 	[TCA_FLOWER_ACT]		= { .type = NLA_NESTED },
 	[TCA_FLOWER_FLAGS]		= { .type = NLA_U32 },
 	[TCA_FLOWER_KEY_ETH_TYPE]	= { .type = NLA_U16 },
