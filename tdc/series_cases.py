@@ -18,7 +18,9 @@ at a step when all its families exist there.
     python3 -m tdc.series_cases report OUT STEP...  per step and overall
         "N passed, N failed" from those TAP files
 
-One family comes from the case's category, not its commands: LENIENCY,
+Two families come from the case's category, not its commands:
+FRAG_PARSE (what a first fragment's n_proto and ip_proto are: series
+step 20), and LENIENCY,
 the requests the stock flower accepts (a key without its prerequisite, a
 mask without its key, an unknown attribute...: docs/leniency.md), which
 the series refuses until the step that brings it; the generator, which
@@ -338,6 +340,11 @@ ALWAYS_REFUSED = r'UNSPEC'
 # the category (and family) of a case whose request the stock flower
 # accepts and the series before its leniency step refuses
 LENIENCY = 'leniency'
+# the category (and family) of a case on what a first fragment's n_proto
+# and ip_proto are: the steps before 20 dissected first fragments with
+# FLOW_DISSECTOR_F_PARSE_1ST_FRAG, which changes them (9bbd, 76ef)
+FRAG_PARSE = 'frag_parse'
+CATEGORY_FAMILIES = (LENIENCY, FRAG_PARSE)
 
 
 def always_refused(req):
@@ -379,8 +386,8 @@ def needs_masks(case):
 def families(case):
     """The families a case needs: a subset of kernel/series/families'."""
     need = {'core'}
-    if LENIENCY in case.get('category', ()):
-        need.add(LENIENCY)
+    need.update(f for f in CATEGORY_FAMILIES
+                if f in case.get('category', ()))
     # the offload test driver's devices: only the offload step calls it
     if OFFLOAD_DRIVER in json.dumps(case):
         need.add('offload')
