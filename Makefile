@@ -245,6 +245,7 @@ include $(REPO)/difftest/difftest.mk
 include $(REPO)/ovs/ovs.mk
 include $(REPO)/guest/i386/walk32.mk
 include $(REPO)/kernel/series.mk
+include $(REPO)/kernel/stock-series.mk
 include $(REPO)/mutate/mutate.mk
 include $(REPO)/tdc/tdc61.mk
 include $(REPO)/offload/offload.mk

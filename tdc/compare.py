@@ -199,6 +199,9 @@ CAUSES = [
      'EEXIST and "A filter with the same key exists in this flower '
      'instance"; stock words it otherwise or (replace) accepts it',
      _duplicate_key),
+    ('stock-series', 'A stock bug that a patch of kernel/stock-series '
+     'fixes (docs/stock-series.md): the case fails on stock and passes on '
+     'stock with the series, and on ours', _in_category('stock-series')),
     ('replace-mask', 'A replace that changes the filter\'s mask: ours '
      'swaps the filter in place; stock refuses it with EINVAL and keeps the '
      'old filter', _in_category('replace-mask')),
@@ -216,9 +219,8 @@ CAUSES = [
      'says what it did (docs/leniency.md); these cases check that tc '
      'prints ours\' "Warning: ..."', _warning),
     ('extack', 'Refusal wording: requests both refuse (bad flags, skip_sw '
-     'where nothing offloads, ct_state sets no packet has, an indev name '
-     'too long), ours with its own message; stock with another, none, or '
-     '(the indev name, refused by its policy) ERANGE', _refusal_wording),
+     'where nothing offloads, ct_state sets no packet has), ours with its '
+     'own message, stock with another or none', _refusal_wording),
     ('zero-mask', 'An address key with an all-zero mask (dst_ip '
      '0.0.0.0/0, or a tunnel\'s enc_dst_ip 0.0.0.0/0): stock sets '
      'control.addr_type (enc_control.addr_type) in key and mask, but '

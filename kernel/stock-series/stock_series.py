@@ -1,0 +1,343 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The stock series: fixes for the pristine tree's net/sched/cls_flower.c
+(kernel/stock-series/series, docs/stock-series.md).  kernel/stock-series.mk
+runs it.
+
+  stock_series.py gate
+      Every patch of the series in order, on a copy of the pristine file
+      (build/src/stock-next/tree): it applies (git apply: no fuzz, no
+      whitespace error, net/sched/cls_flower.c only), has a well-formed
+      Fixes: tag, is clean under checkpatch --strict at 80 columns, and
+      the file then builds as cls_flower.ko with W=1 and sparse (C=1)
+      without a warning, as an external module (kbuild M=) against
+      build/obj/ours, the way `make stock-ext` builds the stock module.
+      Step K's module goes to build/stock-next/step-K/ (step-0: the
+      pristine file, built the same way); the last step's is
+      build/stock-next/cls_flower.ko (stock-next) once every patch
+      passed.  One "ok N/M subject" or "not ok N/M subject: why" line a
+      patch, then "N passed, N failed".  A patch that does not apply
+      stops the run; the ones after it count as failed.
+
+  stock_series.py guest OUT LABEL=KO...          (in the guest)
+      For each LABEL in turn: cls_flower := KO (rmmod, insmod, and a
+      check that the module answering is KO), then the cases of
+      tc-tests/filters/flower/stock-fixes.json into OUT/LABEL.tap.
+      Exits 2 if a module could not be loaded, else 0 (which cases
+      failed is for report to judge).
+
+  stock_series.py report OUT LABEL...
+      What the guest run should show: the cases of patch N fail on the
+      steps before N (step-0 is stock) and pass from step N on; every
+      case passes on "ours".  One line a case and label that differs,
+      then "N passed, N failed" over the (case, label) pairs.
+
+checkpatch runs from the pristine tree's root with two checks left out:
+UNKNOWN_COMMIT_ID (6.1's checkpatch asks `git log` about every commit id
+it reads, and no upstream history is at hand: the ids were checked
+against torvalds/linux instead, docs/stock-series.md), and, for a
+backport only (a "commit <sha> upstream." line, the stable tree's form),
+GIT_COMMIT_ID, which that very line trips.
+"""
+import fcntl
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+BUILD = os.path.join(REPO, 'build')
+PRISTINE = os.path.join(BUILD, 'src', 'pristine')
+OURS_SRC = os.path.join(BUILD, 'src', 'ours')
+OURS_OBJ = os.path.join(BUILD, 'obj', 'ours')
+TREE = os.path.join(BUILD, 'src', 'stock-next', 'tree')
+OUT = os.path.join(BUILD, 'stock-next')
+KERNEL_LOCK = os.path.join(BUILD, '.kernel.lock')
+FILE = 'net/sched/cls_flower.c'
+CASES = os.path.join(REPO, 'tc-tests', 'filters', 'flower',
+                     'stock-fixes.json')
+CHECKPATCH = [os.path.join(PRISTINE, 'scripts', 'checkpatch.pl'),
+              '--strict', '--max-line-length=80', '--ignore',
+              'UNKNOWN_COMMIT_ID']
+BACKPORT_RE = re.compile(r'^commit [0-9a-f]{40} upstream\.$', re.M)
+FIXES_RE = re.compile(r'^Fixes: [0-9a-f]{12} \("[^"\n]+"\)$', re.M)
+CASE_PATCH_RE = re.compile(r'^\[stock-series (\d+)/(\d+)\] ')
+
+
+def series():
+    """The patch files of kernel/stock-series/series (or of the series
+    file in $STOCK_SERIES_DIR: a copy to try the gate on), in order."""
+    where = os.environ.get('STOCK_SERIES_DIR') or HERE
+    with open(os.path.join(where, 'series')) as f:
+        names = [line.strip() for line in f
+                 if line.strip() and not line.startswith('#')]
+    return [os.path.join(where, n) for n in names]
+
+
+def subject(path):
+    """A patch's subject, its "[PATCH ...]" prefix left out."""
+    with open(path) as f:
+        text = f.read()
+    m = re.search(r'^Subject: (.*(?:\n [^\n]*)*)', text, re.M)
+    s = re.sub(r'\s*\n\s*', ' ', m.group(1)) if m else os.path.basename(path)
+    return re.sub(r'^\[PATCH[^\]]*\]\s*', '', s)
+
+
+def message(path):
+    """The commit message of a format-patch file (after the headers, up to
+    the --- line)."""
+    with open(path) as f:
+        text = f.read()
+    body = text.split('\n\n', 1)[1] if '\n\n' in text else ''
+    return body.split('\n---\n', 1)[0]
+
+
+def run(cmd, cwd=None):
+    r = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    return r.returncode, r.stdout
+
+
+def git_apply(args, path):
+    """git apply ARGS PATH in TREE, as outside any repository: TREE is
+    under this repository's (ignored) build/, where git would apply only
+    the paths below the current directory."""
+    env = dict(os.environ, GIT_CEILING_DIRECTORIES=os.path.dirname(TREE))
+    r = subprocess.run(['git', 'apply'] + args + [path], cwd=TREE, env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    return r.returncode, r.stdout
+
+
+def build(step_dir, src, jobs):
+    """cls_flower.ko of src in step_dir, W=1 C=1, against ours' objects;
+    (ok, problems)."""
+    shutil.rmtree(step_dir, ignore_errors=True)
+    os.makedirs(step_dir)
+    shutil.copy(src, os.path.join(step_dir, 'cls_flower.c'))
+    with open(os.path.join(step_dir, 'Kbuild'), 'w') as f:
+        f.write('obj-m := cls_flower.o\n')
+    rc, out = run(['make', '-s', '-C', OURS_SRC, 'O=' + OURS_OBJ,
+                   'M=' + step_dir, '-j%d' % jobs, 'W=1', 'C=1', 'modules'])
+    noise = [line for line in out.splitlines() if line.strip()]
+    if rc or not os.path.exists(os.path.join(step_dir, 'cls_flower.ko')):
+        return False, ['build failed (exit %d)' % rc] + noise[-20:]
+    if noise:
+        return False, ['W=1/sparse output:'] + noise[:20]
+    return True, []
+
+
+def gate(jobs):
+    patches = series()
+    total = len(patches)
+    if not total:
+        print('stock-series-gate: no patches in kernel/stock-series/series')
+        print('0 passed, 1 failed')
+        return 1
+    for need in (os.path.join(OURS_OBJ, 'Module.symvers'), CHECKPATCH[0]):
+        if not os.path.exists(need):
+            print('stock-series-gate: %s is missing (make kernel, or make '
+                  'tree-pristine)' % os.path.relpath(need, REPO))
+            print('0 passed, %d failed' % total)
+            return 1
+    shutil.rmtree(TREE, ignore_errors=True)
+    os.makedirs(os.path.dirname(os.path.join(TREE, FILE)))
+    shutil.copy(os.path.join(PRISTINE, FILE), os.path.join(TREE, FILE))
+    os.makedirs(OUT, exist_ok=True)
+    final = os.path.join(OUT, 'cls_flower.ko')
+    if os.path.exists(final):
+        os.remove(final)
+    for stale in os.listdir(OUT):
+        if stale.startswith('step-'):
+            shutil.rmtree(os.path.join(OUT, stale), ignore_errors=True)
+
+    lock = open(KERNEL_LOCK, 'a')
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print('stock-series-gate: waiting for a kernel build (%s)'
+              % os.path.relpath(KERNEL_LOCK, REPO), flush=True)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    try:
+        ok, problems = build(os.path.join(OUT, 'step-0'),
+                             os.path.join(TREE, FILE), jobs)
+        if not ok:
+            print('stock-series-gate: the pristine file does not build '
+                  'cleanly as a module:')
+            print('\n'.join('  ' + p for p in problems))
+            print('0 passed, %d failed' % total)
+            return 1
+        passed = 0
+        for n, path in enumerate(patches, 1):
+            name = subject(path)
+            problems = []
+            rc, out = git_apply(['--numstat'], path)
+            files = [line.split('\t')[2] for line in out.splitlines()
+                     if line.count('\t') >= 2]
+            if rc or files != [FILE]:
+                problems.append('touches %s, not %s only' %
+                                (', '.join(files) or out.strip(), FILE))
+            if not problems:
+                rc, out = git_apply(['--check', '--whitespace=error'], path)
+                if rc:
+                    problems.append('does not apply: ' +
+                                out.strip().replace('\n', '; '))
+            if problems:
+                print('not ok %d/%d %s: %s' % (n, total, name,
+                                               '; '.join(problems)))
+                for rest in range(n + 1, total + 1):
+                    print('not ok %d/%d %s: not tried (an earlier patch '
+                          'does not apply)' % (rest, total,
+                                               subject(patches[rest - 1])))
+                break
+            git_apply(['--whitespace=error'], path)
+            adds = dels = 0
+            rc, out = git_apply(['--numstat'], path)
+            for line in out.splitlines():
+                a, d = line.split('\t')[:2]
+                adds, dels = adds + int(a), dels + int(d)
+            msg = message(path)
+            if not FIXES_RE.search(msg):
+                problems.append('no Fixes: <12 hex> ("subject") tag')
+            cmd = CHECKPATCH + (['--ignore', 'GIT_COMMIT_ID']
+                                if BACKPORT_RE.search(msg) else []) + [path]
+            rc, out = run(cmd, cwd=PRISTINE)
+            if rc or not re.search(r'^total: 0 errors, 0 warnings, 0 checks',
+                                   out, re.M):
+                problems.append('checkpatch:\n' + '\n'.join(
+                    '    ' + line for line in out.splitlines()
+                    if re.match(r'(ERROR|WARNING|CHECK|#|\+)', line)))
+            ok, why = build(os.path.join(OUT, 'step-%d' % n),
+                            os.path.join(TREE, FILE), jobs)
+            if not ok:
+                problems.append('\n'.join(['cls_flower.ko (W=1 C=1):'] +
+                                          ['    ' + w for w in why]))
+            print('  %d/%d: +%d -%d lines, %s' % (
+                n, total, adds, dels, 'backport' if BACKPORT_RE.search(msg)
+                else 'fix'), flush=True)
+            if problems:
+                print('not ok %d/%d %s: %s' % (n, total, name,
+                                               '; '.join(problems)))
+            else:
+                passed += 1
+                print('ok %d/%d %s' % (n, total, name), flush=True)
+        if passed == total:
+            shutil.copy(os.path.join(OUT, 'step-%d' % total, 'cls_flower.ko'),
+                        final)
+    finally:
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        lock.close()
+    print('%d passed, %d failed' % (passed, total - passed))
+    return 0 if passed == total else 1
+
+
+# --- in the guest -----------------------------------------------------------
+def srcversion(ko):
+    return run(['modinfo', '-F', 'srcversion', ko])[1].strip()
+
+
+def load(ko):
+    """cls_flower := ko, or why not."""
+    deadline = time.monotonic() + 60
+    while os.path.exists('/sys/module/cls_flower'):
+        if run(['rmmod', 'cls_flower'])[0] == 0:
+            break
+        if time.monotonic() > deadline:
+            return 'rmmod cls_flower still fails after 60 s'
+        time.sleep(0.5)
+    rc, out = run(['insmod', ko])
+    if rc:
+        return 'insmod %s: %s' % (ko, out.strip())
+    with open('/sys/module/cls_flower/srcversion') as f:
+        loaded = f.read().strip()
+    if loaded != srcversion(ko):
+        return 'the cls_flower loaded (%s) is not %s' % (loaded, ko)
+    return None
+
+
+def guest(out, pairs):
+    os.makedirs(out, exist_ok=True)
+    rc = 0
+    for pair in pairs:
+        label, ko = pair.split('=', 1)
+        tap = os.path.join(out, label + '.tap')
+        if os.path.exists(tap):
+            os.remove(tap)
+        error = load(ko)
+        if error:
+            print('stock-series: %s: %s' % (label, error), flush=True)
+            rc = 2
+            continue
+        print('stock-series: %s: %s' % (label, ko), flush=True)
+        # failing cases are expected on the early steps: report judges
+        subprocess.run([sys.executable, '-m', 'tdc.tdc', '-f', CASES,
+                        '--tap', tap], cwd=REPO)
+    return rc
+
+
+# --- on the host ------------------------------------------------------------
+def tap_results(path):
+    """{case id: True (ok) / False (not ok or skipped)}."""
+    res = {}
+    if not os.path.exists(path):
+        return res
+    with open(path) as f:
+        for line in f:
+            m = re.match(r'(not )?ok \d+ - (\S+)', line)
+            if m:
+                res[m.group(2)] = not m.group(1) and '# skip' not in line
+    return res
+
+
+def report(out, labels):
+    with open(CASES) as f:
+        cases = json.load(f)
+    failed = passed = 0
+    table = []
+    for case in cases:
+        m = CASE_PATCH_RE.match(case['name'])
+        patch = int(m.group(1)) if m else None
+        row = [case['id'], str(patch)]
+        for label in labels:
+            res = tap_results(os.path.join(out, label + '.tap'))
+            got = res.get(case['id'])
+            if label == 'ours' or label == 'stock-next':
+                want = True
+            else:
+                step = int(label.split('-')[1])
+                want = patch is not None and step >= patch
+            mark = {True: 'pass', False: 'fail', None: 'none'}[got]
+            row.append(mark)
+            if got is want:
+                passed += 1
+            else:
+                failed += 1
+                print('unexpected: case %s (patch %s) %s on %s, expected %s'
+                      % (case['id'], patch, mark, label,
+                         'pass' if want else 'fail'))
+        table.append(row)
+    print('| case | patch | ' + ' | '.join(labels) + ' |')
+    print('|---|---|' + '---|' * len(labels))
+    for row in table:
+        print('| ' + ' | '.join(row) + ' |')
+    print('%d passed, %d failed' % (passed, failed))
+    return 0 if not failed else 1
+
+
+def main(argv):
+    if argv[:1] == ['gate']:
+        jobs = int(os.environ.get('JOBS') or os.cpu_count() or 1)
+        return gate(jobs)
+    if argv[:1] == ['guest'] and len(argv) >= 3:
+        return guest(argv[1], argv[2:])
+    if argv[:1] == ['report'] and len(argv) >= 3:
+        return report(argv[1], argv[2:])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
