@@ -57,7 +57,8 @@ CONTROL = 'm0000'
 # (operator, text of the original line, text of the mutated line): each
 # must be killed by the fast oracle (packets-*.json).
 SAMPLE = [
-    ('key-row', 'FL_KEY_MASKED(IPV4_DST, ipv4.dst, IPV4),', 'FL_KEY_MASKED(IPV4_DST, ipv6.src, IPV4),'),
+    ('key-row', 'FL_KEY_MASKED(IPV4_DST, ipv4.dst, IPV4_ADDRS),',
+     'FL_KEY_MASKED(IPV4_DST, ipv6.src, IPV4_ADDRS),'),
     ('stmt-del', 'fl_dissect(skb, masks, &skb_key);', ';'),
     ('mask-drop', 'memset(mask_member, 0xff, desc->len);', ';'),
 ]
