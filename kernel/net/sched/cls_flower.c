@@ -304,9 +304,10 @@ struct fl_key_desc {
 	FL_KEY(TCA_FLOWER_KEY_##_type, TCA_FLOWER_UNSPEC, _member, _need)
 
 /* Rows are parsed in this order, after the protocol (eth_type, VLAN and
- * PPPoE keys) and the address family: IP_PROTO comes first because whether a later key applies
- * can depend on it.  The TCP, UDP and SCTP ports share one member; the
- * filter's ip_proto tells which attribute dumps it.
+ * PPPoE keys) and the address family: IP_PROTO comes first because
+ * whether a later key applies can depend on it.  The TCP, UDP and SCTP
+ * ports share one member; the filter's ip_proto tells which attribute
+ * dumps it.
  */
 static const struct fl_key_desc fl_keys[] = {
 	FL_KEY_EXACT(IP_PROTO, basic.ip_proto, IP),
