@@ -81,7 +81,16 @@ SERIES_DIR     := $(BUILD)/series
 SCHECK_SRC     := $(BUILD)/src/series-check
 SCHECK_OBJ     := $(BUILD)/obj/series-check
 
-KERNEL_LOCK    := $(BUILD)/.kernel.lock
+# Kernel builds are serialized per object directory: kbuild must not run
+# twice in one O=, and a module built against build/obj/X (the stock one,
+# the offload driver, mutants) takes X's lock.  Builds in different
+# directories (ours, debug, i386) may run side by side, as the gate's
+# background builds do (tdc/gate.py).  The sync of build/src/ours, which
+# builds of ours, debug and i386 all start with, takes TREE_LOCK for itself
+# (always inside an object directory's lock, never around one).
+kernel_lock    = $(BUILD)/.kernel-$(1).lock
+KERNEL_LOCK    := $(call kernel_lock,$(VARIANT))
+TREE_LOCK      := $(BUILD)/.tree.lock
 
 .PHONY: deps kernel kernel-locked initramfs guest run test upstream upstream-report compare series \
         series-locked series-check clean distclean trees tree-pristine tree-ours
@@ -107,10 +116,11 @@ deps:
 # ---------------------------------------------------------------------------
 # Source trees: pristine extraction, and ours = pristine + patches + kernel/.
 tree-pristine:
-	@$(REPO)/guest/extract-tree $(KERNEL_TARBALL) $(PRISTINE)
+	@mkdir -p $(BUILD)
+	@flock $(TREE_LOCK) $(REPO)/guest/extract-tree $(KERNEL_TARBALL) $(PRISTINE)
 
 tree-ours: tree-pristine
-	@$(REPO)/guest/sync-tree $(REPO) $(PRISTINE) $(OURS)
+	@flock $(TREE_LOCK) $(REPO)/guest/sync-tree $(REPO) $(PRISTINE) $(OURS)
 
 trees: tree-ours
 
@@ -120,11 +130,11 @@ $(OBJ)/.tdc-config: $(FRAGMENTS) $(REPO)/guest/kconfig | $(if $(filter stock,$(V
 	@$(REPO)/guest/kconfig $(KSRC) $(OBJ) $(FRAGMENTS)
 	@touch $@
 
-# Kernel builds (tree sync, config, kbuild, install) are serialized by a
-# lock: several people share build/ and kbuild must not run twice in one O=.
+# Kernel builds (tree sync, config, kbuild, install) of one variant are
+# serialized by its lock: several people share build/.
 kernel:
 	@mkdir -p $(BUILD)
-	@flock -n $(KERNEL_LOCK) true || echo "kernel: waiting for another kernel build ($(KERNEL_LOCK))"
+	@flock -n $(KERNEL_LOCK) true || echo "kernel: waiting for another $(VARIANT) kernel build ($(KERNEL_LOCK))"
 	+@flock $(KERNEL_LOCK) $(MAKE) --no-print-directory kernel-locked
 
 kernel-locked: $(if $(filter stock,$(VARIANT)),tree-pristine,tree-ours) $(OBJ)/.tdc-config
@@ -221,7 +231,7 @@ compare:
 # ---------------------------------------------------------------------------
 series:
 	@mkdir -p $(BUILD)
-	+@flock $(KERNEL_LOCK) $(MAKE) --no-print-directory series-locked
+	+@flock $(call kernel_lock,ours) $(MAKE) --no-print-directory series-locked
 
 series-locked: tree-ours
 	@$(REPO)/guest/make-series $(REPO) $(PRISTINE) $(OURS) $(SERIES_DIR)

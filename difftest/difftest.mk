@@ -1,5 +1,5 @@
 # Differential oracle (difftest/README.md); included from the top Makefile,
-# which defines REPO, BUILD, PYTHON, OURS, PRISTINE, KERNEL_LOCK, JOBS.
+# which defines REPO, BUILD, PYTHON, OURS, PRISTINE, kernel_lock, JOBS.
 #
 #   make difftest          seeded (filter, packet) pairs on ours and on the
 #                          tree's stock cls_flower, one guest boot each;
@@ -45,8 +45,9 @@ OURS_OBJ       := $(BUILD)/obj/ours
 
 stock-ext:
 	@mkdir -p $(BUILD)
-	@flock -n $(KERNEL_LOCK) true || echo "stock-ext: waiting for a kernel build ($(KERNEL_LOCK))"
-	+@flock $(KERNEL_LOCK) $(MAKE) --no-print-directory stock-ext-locked
+	@flock -n $(call kernel_lock,ours) true || echo "stock-ext: waiting for a kernel build ($(call kernel_lock,ours))"
+	+@flock $(call kernel_lock,ours) flock $(call kernel_lock,stock) \
+		$(MAKE) --no-print-directory stock-ext-locked
 
 # Up to date when the marker (md5 of the bzImage copied) is newer than
 # ours' bzImage and the pristine source; a full stock build (vmlinux in

@@ -90,8 +90,8 @@ series-corpus: tree-pristine
 	@rm -rf $(SC_DIR)/steps $(SC_OUT); mkdir -p $(SC_DIR) $(SC_OUT)
 	@$(REPO)/guest/make-series --expand $(REPO) $(PRISTINE) $(SC_DIR)/steps >/dev/null || { \
 		echo "series-corpus: guest/make-series --expand failed (above)"; echo "0 passed, 1 failed"; exit 1; }
-	@flock -n $(KERNEL_LOCK) true || echo "series-corpus: waiting for a kernel build ($(KERNEL_LOCK))"
-	+@flock $(KERNEL_LOCK) $(MAKE) --no-print-directory series-corpus-modules || { \
+	@flock -n $(call kernel_lock,ours) true || echo "series-corpus: waiting for a kernel build ($(call kernel_lock,ours))"
+	+@flock $(call kernel_lock,ours) $(MAKE) --no-print-directory series-corpus-modules || { \
 		echo "0 passed, 1 failed"; exit 1; }
 	@steps=$$(cd $(REPO) && $(PYTHON) -m tdc.series_cases steps $(SC_STEPS)) || exit 1; \
 	pairs=; for s in $$steps; do [ -e $(SC_OUT)/$$s.same ] || \

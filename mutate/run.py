@@ -50,7 +50,7 @@ BUILD = os.path.join(REPO, 'build')
 OURS_SRC = os.path.join(BUILD, 'src/ours')
 OURS_OBJ = os.path.join(BUILD, 'obj/ours')
 DEBUG_OBJ = os.path.join(BUILD, 'obj/debug')
-KERNEL_LOCK = os.path.join(BUILD, '.kernel.lock')
+
 ORACLES = ','.join(report.ORACLES)     # the campaign's order, cheapest first
 CHUNK = 20
 CONTROL = 'm0000'
@@ -87,6 +87,11 @@ DEBUG_CFLAGS = '-ftrivial-auto-var-init=pattern'
 def kbuild(obj):
     return 'obj-m := cls_flower.o\n' + (
         'ccflags-y += %s\n' % DEBUG_CFLAGS if obj == DEBUG_OBJ else '')
+
+
+def kernel_lock(obj):
+    """The lock of builds against obj (the Makefile's kernel_lock)."""
+    return os.path.join(BUILD, '.kernel-%s.lock' % os.path.basename(obj))
 
 
 def build_one(work, mid, text, obj=OURS_OBJ):
@@ -126,8 +131,8 @@ def build(work, doc, ids, obj=OURS_OBJ):
     todo = [i for i in ids if not built(work, i, texts[i], obj)]
     if not todo:
         return {}
-    with open(KERNEL_LOCK, 'a') as lk:
-        fcntl.flock(lk, fcntl.LOCK_EX)       # not while ours' kernel is rebuilt
+    with open(kernel_lock(obj), 'a') as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)       # not while obj's kernel is rebuilt
         if CONTROL in todo:
             err = build_one(work, CONTROL, src, obj)
             if err:

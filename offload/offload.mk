@@ -1,5 +1,5 @@
 # The flower offload test driver (offload/README.md); included from the top
-# Makefile, which defines REPO, BUILD, OURS, KERNEL_LOCK, JOBS, VARIANT and
+# Makefile, which defines REPO, BUILD, OURS, kernel_lock, JOBS, VARIANT and
 # variant_guest.
 #
 #   make offload-drv        the driver for $(VARIANT)'s kernel: the sources
@@ -58,14 +58,16 @@ offload_mods     = $(if $(filter debug,$(1)),debug,ours stock)
 OFFLOAD_DRV_V    := $(call offload_drv_dir,$(VARIANT))
 OFFLOAD_DRV_V_KO := $(OFFLOAD_DRV_V)/flower_offload_test.ko
 OFFLOAD_KOBJ_V   := $(call offload_kobj,$(VARIANT))
+# the lock of the kernel build the driver is built against
+OFFLOAD_LOCK     := $(call kernel_lock,$(notdir $(OFFLOAD_KOBJ_V)))
 
 .PHONY: offload-drv offload-drv-locked offload-drv-smoke offload-drv-check
 
 offload-drv:
 	@mkdir -p $(BUILD)
-	@flock -n $(KERNEL_LOCK) true || \
-		echo "offload-drv: waiting for a kernel build ($(KERNEL_LOCK))"
-	+@flock $(KERNEL_LOCK) $(MAKE) --no-print-directory offload-drv-locked
+	@flock -n $(OFFLOAD_LOCK) true || \
+		echo "offload-drv: waiting for a kernel build ($(OFFLOAD_LOCK))"
+	+@flock $(OFFLOAD_LOCK) $(MAKE) --no-print-directory offload-drv-locked
 
 # Only changed sources are copied, so that kbuild rebuilds only when needed;
 # the install copies (and runs depmod) only when the module changed or the

@@ -1,7 +1,7 @@
 # make walk32: our fl_walk on a 32-bit kernel, where unsigned long is 32
 # bits and a filter with handle 0xffffffff must still end the walk (the
 # issue: a handle++ wraps to 0 and the walk starts over, with RTNL held).
-# Included from the top Makefile (REPO, BUILD, OURS, JOBS, KERNEL_LOCK).
+# Included from the top Makefile (REPO, BUILD, OURS, JOBS, kernel_lock).
 #
 #   make walk32   i386 kernel from build/src/ours: tinyconfig + walk32.config,
 #                 cls_flower built in, no modules (build/obj/i386); /init is
@@ -22,15 +22,15 @@ W32_KMAKE   := $(MAKE) -C $(W32_SRC) O=$(W32_OBJ) ARCH=i386
 W32_BZ      := $(W32_OBJ)/arch/x86/boot/bzImage
 W32_CPIO    := $(W32_OBJ)/walk32.cpio
 W32_LOG     := $(W32_OBJ)/console.log
+W32_LOCK    := $(call kernel_lock,$(notdir $(W32_OBJ)))
 
-.PHONY: walk32 walk32-locked
+.PHONY: walk32 walk32-kernel walk32-locked
 
 # The kbuild under the kernel lock (as `make kernel`), the boot outside it.
 walk32:
 	@$(MAKE) --no-print-directory deps
 	@mkdir -p $(BUILD)
-	@flock -n $(KERNEL_LOCK) true || echo "walk32: waiting for another kernel build ($(KERNEL_LOCK))"
-	+@flock $(KERNEL_LOCK) $(MAKE) --no-print-directory walk32-locked
+	@$(MAKE) --no-print-directory walk32-kernel
 	@echo "  QEMU    qemu-system-i386 (TCG), $(W32_TIMEOUT) s at most; console: $(W32_LOG)"
 	@rc=0; timeout -k 5 $(W32_TIMEOUT) qemu-system-i386 -accel tcg -m 64 \
 		-nographic -no-reboot -kernel $(W32_BZ) -initrd $(W32_CPIO) \
@@ -56,6 +56,12 @@ $(W32_OBJ)/.walk32-config: $(W32_DIR)/walk32.config $(REPO)/guest/kconfig
 	@rm -f $@
 	@ARCH=i386 $(REPO)/guest/kconfig $(W32_SRC) $(W32_OBJ) $(W32_DIR)/walk32.config
 	@touch $@
+
+# The kernel and /init only (the gate builds them in the background).
+walk32-kernel:
+	@mkdir -p $(BUILD)
+	@flock -n $(W32_LOCK) true || echo "walk32: waiting for another i386 kernel build ($(W32_LOCK))"
+	+@flock $(W32_LOCK) $(MAKE) --no-print-directory walk32-locked
 
 walk32-locked: $(if $(filter $(OURS),$(W32_SRC)),tree-ours) $(W32_OBJ)/.walk32-config
 	@grep -qx 'CONFIG_NET_CLS_FLOWER=y' $(W32_OBJ)/.config || \

@@ -55,7 +55,7 @@ OURS_SRC = os.path.join(BUILD, 'src', 'ours')
 OURS_OBJ = os.path.join(BUILD, 'obj', 'ours')
 TREE = os.path.join(BUILD, 'src', 'stock-next', 'tree')
 OUT = os.path.join(BUILD, 'stock-next')
-KERNEL_LOCK = os.path.join(BUILD, '.kernel.lock')
+KERNEL_LOCK = os.path.join(BUILD, '.kernel-ours.lock')  # the Makefile's kernel_lock
 FILE = 'net/sched/cls_flower.c'
 CASES = os.path.join(REPO, 'tc-tests', 'filters', 'flower',
                      'stock-fixes.json')

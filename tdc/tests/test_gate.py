@@ -98,6 +98,34 @@ class TestGate(unittest.TestCase):
                                               'failed')])
         self.assertIn('hello', lines)
 
+    def test_prebuilds_only_for_selected_stages(self):
+        self.assertEqual(gate.Prebuild({'unit', 'flower'}).builds, [])
+        self.assertEqual(gate.Prebuild({'stress-parallel'}).builds,
+                         [['kernel', 'VARIANT=debug']])
+        self.assertEqual(len(gate.Prebuild(
+            {s.name for s in gate.STAGES}).builds), len(gate.PREBUILDS))
+
+    def test_prebuild_runs_beside_the_stages_and_is_reported(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        with mock.patch.object(gate, 'PREBUILDS', [(['--version'], {'a'})]), \
+                mock.patch.object(gate, 'PREBUILD_LOGS', tmp.name):
+            code, lines = self.run_gate([printing('a', '1 passed, 0 failed')])
+        self.assertEqual(code, 0)
+        self.assertRegex(lines[-3], r'^=== prebuild make --version: exit 0 ')
+        with open(os.path.join(tmp.name, 'gate-prebuild---version.log')) as f:
+            self.assertIn('GNU Make', f.read())
+
+    def test_readme_table_lists_the_stages_in_order(self):
+        with open(os.path.join(gate.REPO, 'README.md')) as f:
+            table = f.read().split('| stage | what it proves | time |')[1]
+        rows = []
+        for line in table.splitlines()[2:]:
+            if not line.startswith('|'):
+                break
+            rows.append(line.split('|')[1].strip())
+        self.assertEqual(rows, [s.name for s in gate.STAGES])
+
     def test_real_flower_stage_is_strict_and_complete(self):
         flower = [s for s in gate.STAGES if s.name == 'flower'][0]
         self.assertIn('--strict', flower.command)
