@@ -97,18 +97,23 @@ bench-masks:
 		ours=$(call KO_PATH,ours) stock=$(call KO_PATH,stock)
 
 # Parallel inserts with several vCPUs, where locking shows: stock's module
-# and ours alternate in one guest run, wall time (bench/insert_ab.py)
-BENCH_INSERT   := $(BUILD)/guest-out/insert-ab
+# and ours alternate in one guest run, wall time (bench/insert_ab.py).
+# INSERT_DEVICE=fltest: into a device of the offload test driver, so that
+# every insert is offered to a driver (build/guest-out/insert-ab-fltest).
+INSERT_DEVICE  ?= dummy
+BENCH_INSERT   := $(BUILD)/guest-out/insert-ab$(if $(filter fltest,$(INSERT_DEVICE)),-fltest)
 INSERT_ARGS    ?= --procs 10 --per 10000 --rounds 3
 KO_PATH         = $(BUILD)/mod/$(1)/lib/modules/$$(cat $(BUILD)/obj/ours/include/config/kernel.release)/kernel/net/sched/cls_flower.ko
 bench-insert:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory guest
 	@$(MAKE) --no-print-directory stock-ext
+	$(if $(filter fltest,$(INSERT_DEVICE)),@$(MAKE) --no-print-directory offload-drv)
 	@rm -rf $(BENCH_INSERT)
 	$(REPO)/guest/run --smp 2 --no-load-flower --timeout 3600 \
 		--console-log $(BUILD)/logs/console-bench-insert.log -- \
 		$(PYTHON) -m bench.insert_ab --out $(BENCH_INSERT) $(INSERT_ARGS) \
+		$(if $(filter fltest,$(INSERT_DEVICE)),--device fltest --driver $(OFFLOAD_DRV_V_KO)) \
 		--module stock=$(call KO_PATH,stock) --module ours=$(call KO_PATH,ours)
 	@cat $(BENCH_INSERT)/insert_ab.md
 
