@@ -13,6 +13,7 @@
 #   make series-check   apply that series to a fresh tree, build cls_flower.o
 #   make clean          remove objects and initramfs (keep extracted trees)
 #   make distclean      remove build/ entirely
+#   make help           every make target the makefiles describe
 #
 # Build products live under build/ (gitignored); see README.md.
 
@@ -92,7 +93,7 @@ kernel_lock    = $(BUILD)/.kernel-$(1).lock
 KERNEL_LOCK    := $(call kernel_lock,$(VARIANT))
 TREE_LOCK      := $(BUILD)/.tree.lock
 
-.PHONY: deps kernel kernel-locked initramfs guest run test upstream upstream-report compare series \
+.PHONY: help deps kernel kernel-locked initramfs guest run test upstream upstream-report compare series \
         series-locked series-check clean distclean trees tree-pristine tree-ours
 
 # ---------------------------------------------------------------------------
@@ -241,6 +242,13 @@ series-check:
 		$(SCHECK_SRC) $(SCHECK_OBJ) $(JOBS) $(FLOWER_CONFIG)
 
 # ---------------------------------------------------------------------------
+# Every `make X` the makefiles' head comments describe, with the first line
+# of its description (the comment in each file says more).
+help:
+	@for f in $(MAKEFILE_LIST); do \
+		lines=$$(grep -h -E '^#   make [a-z0-9-]+( [A-Z_]+=[^ ]+)*( {2,}.*)?$$' $$f) || continue; \
+		echo "$${f#$(REPO)/}:"; echo "$$lines" | sed 's/^#  //'; done
+
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/mod $(INITRAMFS)
 

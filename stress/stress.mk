@@ -11,8 +11,12 @@
 #                       (built or brought up to date first): the same
 #                       parts with small counts, failslab and kmemleak
 #                       included, one boot
+#   make stress-parallel
+#                       gate stage: unlocked adds, replaces, deletes and
+#                       dumps racing on one prio (stress/parallel.py), on
+#                       the debug kernel with two vCPUs
 #
-# Both end with "N passed, N failed" and fail (exit status != 0) on any
+# All end with "N passed, N failed" and fail (exit status != 0) on any
 # failed check, kernel splat, panic or timeout.  Counts are variables:
 #   make stress STRESS_FUZZ_COUNT=50000 STRESS_SEED=7
 # Results: build/guest-out/stress/<name>/*.out|*.json, console logs

@@ -62,5 +62,19 @@ class TestOneDefinitionPerVariable(unittest.TestCase):
         self.assertNotIn('X', found)
 
 
+
+class TestMakeHelp(unittest.TestCase):
+    def test_help_names_the_two_commands_and_every_gate_stage(self):
+        import subprocess
+        from tdc import gate
+        out = subprocess.run(['make', '--no-print-directory', '-C', REPO,
+                              'help'], capture_output=True, text=True,
+                             check=True).stdout
+        listed = set(re.findall(r'^ make ([a-z0-9-]+)', out, re.M))
+        wanted = {'run', 'test'} | {s.command[-1] for s in gate.STAGES
+                                    if s.command[0] == 'make'}
+        self.assertEqual(wanted - listed, set())
+
+
 if __name__ == '__main__':
     unittest.main()
