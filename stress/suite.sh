@@ -15,7 +15,8 @@
 # part that says a piece of it was skipped ("failslab: not available on
 # this kernel, skipped").  A lifecycle piece left out on purpose
 # (LIFE_SKIP) is not run and not counted; the "===" line of the part
-# names it, so that the output says what did not run.
+# names it, so that the output says what did not run.  A part that ran
+# nothing ("0 passed, 0 failed") counts as 1 failed.
 #
 # Environment (all optional):
 #   STRESS_SEED        seed of every part (default 1)
@@ -108,6 +109,13 @@ for part in "$@"; do
 	if [ "$skipped" != 0 ]; then
 		echo "suite: $part: $skipped skipped, counted as failed"
 		f=$((f + skipped))
+	fi
+	# a part that ran nothing passed nothing (an empty corpus, a loop
+	# with nothing to do): its "0 passed, 0 failed" is a failure
+	if [ "$p" = 0 ] && [ "$f" = 0 ]; then
+		echo "suite: $part: ran nothing (0 passed, 0 failed)," \
+			"counted as failed"
+		f=1
 	fi
 	notrun=
 	if [ "$part" = lifecycle ] && [ -n "${LIFE_SKIP:-}" ]; then

@@ -98,6 +98,13 @@ class TestGate(unittest.TestCase):
                                               'failed')])
         self.assertIn('hello', lines)
 
+    def test_unit_stage_needs_its_floor(self):
+        ran = 'Ran 3 tests in 0.1s\n\nOK\n'
+        self.assertEqual(gate.unit_summary(ran), gate.Counts(3, 1, 0))
+        self.assertEqual(gate.unit_summary(
+            'test_the_tree_loses_no_test_file (tdc.tests.x) ... ok\n' + ran),
+            gate.Counts(3, 0, 0))
+
     def test_prebuilds_only_for_selected_stages(self):
         self.assertEqual(gate.Prebuild({'unit', 'flower'}).builds, [])
         self.assertEqual(gate.Prebuild({'stress-parallel'}).builds,
