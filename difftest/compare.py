@@ -34,7 +34,11 @@ nothing (run_problems): both result files come from one module (the same
 srcversion of cls_flower, which runner.py records, or the same guest
 variant; results without a srcversion are refused too), either kernel
 accepted no filter, or fewer than --min-verdicts (default 1) verdicts
-were compared.
+were compared.  Before any of that it refuses (one FAIL line for each
+two files that differ, "0 passed, N failed") a cases file and result
+files that are not the same (filter, frame) pairs: another seed, batch
+count, or filter or frame count in a batch (pairing_problems(); the
+--shrink files likewise).
 """
 import argparse
 import hashlib
@@ -130,6 +134,48 @@ def analyse(cases, ours, stock):
     return compared, divs
 
 
+def frames(b):
+    """A batch's frames: the cases' packets, or a result's 'sent' flags
+    (one per frame)."""
+    return len(b['packets'] if 'packets' in b else b.get('sent', ()))
+
+
+def differences(a, b):
+    """What makes two of a run's files, (what, path, doc) (its cases, a
+    kernel's results), not the same (filter, frame) pairs, as phrases:
+    analyse() pairs them by position, so another seed or a batch, filter
+    or frame more on one side would be compared as if it were the
+    other's."""
+    out = []
+    seeds = [d.get('seed', 'none recorded') for _, _, d in (a, b)]
+    if seeds[0] != seeds[1]:
+        out.append('seed %s vs %s' % tuple(seeds))
+    ba, bb = a[2].get('batches', []), b[2].get('batches', [])
+    if len(ba) != len(bb):
+        ids = range(min(len(ba), len(bb)), max(len(ba), len(bb)))
+        out.append('%d batches vs %d (batch%s %s only in %s)' % (
+            len(ba), len(bb), 'es' if len(ids) > 1 else '',
+            ' '.join(map(str, ids)), (a if len(ba) > len(bb) else b)[0]))
+    for bi, (x, y) in enumerate(zip(ba, bb)):
+        for what, n in (('filters', lambda d: len(d['filters'])),
+                        ('frames', frames)):
+            if n(x) != n(y):
+                out.append('batch %d: %d %s vs %d' % (bi, n(x), what, n(y)))
+    return out
+
+
+def pairing_problems(cases, ours, stock):
+    """cases, ours, stock: (what, path, doc).  A line for each two of
+    them that are not the same (filter, frame) pairs (differences())."""
+    out = []
+    for a, b in ((ours, stock), (ours, cases), (stock, cases)):
+        diff = differences(a, b)
+        if diff:
+            out.append('not the same (filter, frame) pairs: %s %s, %s %s: '
+                       '%s' % (a[0], a[1], b[0], b[1], '; '.join(diff)))
+    return out
+
+
 def fmt_attrs(attrs):
     """[(type, hex)] as NAME=hex, ..."""
     return '[' + ', '.join('%s=%s' % (
@@ -178,6 +224,25 @@ def main():
                     '(default 1)')
     a = ap.parse_args()
     cases, ours, stock = load(a.cases), load(a.ours), load(a.stock)
+    named = [('cases', a.cases, cases), ('ours results', a.ours, ours),
+             ('stock results', a.stock, stock)]
+    if a.shrink:
+        base = a.shrink[:-len('.json')]
+        named += [(w, p, load(p)) for w, p in (
+            ('shrink cases', a.shrink),
+            ('ours shrink results', base + '-ours.json'),
+            ('stock shrink results', base + '-stock.json'))]
+    problems = pairing_problems(*named[:3]) + (
+        pairing_problems(*named[3:]) if a.shrink else [])
+    if problems:
+        # analyse() would pair other filters and frames by position (or
+        # fail on an index): nothing of such a comparison counts
+        for line in problems:
+            print('difftest: FAIL: ' + line)
+        if a.doc:
+            print('difftest: %s not written' % a.doc)
+        print('0 passed, %d failed' % len(problems))
+        return 1
     compared, divs = analyse(cases, ours, stock)
     seed = cases['seed']
     if a.shrink_out:
@@ -197,9 +262,7 @@ def main():
             return 0
     shrunk = []
     if a.shrink:
-        sh = load(a.shrink)
-        base = a.shrink[:-len('.json')]
-        shrunk = shrink_pick(sh, load(base + '-ours.json'), load(base + '-stock.json'))
+        shrunk = shrink_pick(*[doc for _, _, doc in named[3:]])
     now = {(d['batch'], d['filter'], d['packet']): d['cls'] for d in divs}
     for r in shrunk:
         r['cls'] = now.get((r['batch'], r['filter'], r['packet']), r['cls'])

@@ -157,6 +157,113 @@ class TestCompare(unittest.TestCase):
             self.assertEqual(compare.classify(case, ours['aaa3'],
                                               stock['aaa1']), 'extack', msg)
 
+    def stock_failure(self, *lines):
+        """stock's Result of a case that failed with these '#' lines."""
+        return self.tap('s3', 'not ok 1 - bbb1 x\n' + ''.join(
+            '# %s\n' % line for line in lines))['bbb1']
+
+    def test_classification_only_on_a_counter_mismatch(self):
+        # a packet case explains a stock failure as classification only
+        # when the failing verify is a counter check (before, any stock
+        # failure at verify of a case with scapy was "classification")
+        case = {'id': 'bbb1', 'category': ['flower'],
+                'scapy': {'iface': 'x', 'count': 1, 'packet': 'Ether()'},
+                'verifyCmd': '$TC -s -j filter show dev $DEV1 ingress'}
+        show = 'command: /sbin/tc -s -j filter show dev v0 ingress'
+        ours = self.tap('o', OURS)['aaa3']
+
+        def cause(*lines, **kw):
+            return compare.classify(dict(case, **kw), ours,
+                                    self.stock_failure(*lines))
+        self.assertEqual(cause('stage: verify', show, 'matchJSON: $[1].'
+                               'options.actions[0].stats.packets: expected '
+                               '1, got 0'), 'classification')
+        self.assertEqual(cause(
+            'stage: verify', 'command: /sbin/tc -s class show dev fla',
+            "matchPattern '^class htb 1:10 .* Sent 84 bytes 2 pkt ': 0 "
+            "matches, expected 1"), 'classification')
+        # the verify command itself failed: no counter was compared
+        self.assertEqual(cause('stage: verify', show, "verify command "
+                               "'/sbin/tc -s -j filter show dev v0 ingress' "
+                               "failed: exit code 1, expected 0"), 'other')
+        # a key dumped otherwise is a dump difference, not classification
+        self.assertEqual(cause('stage: verify', show, 'matchJSON: $[1].'
+                               'options.keys.dst_ip: expected "10.0.0.1", '
+                               'got null'), 'dump')
+        self.assertEqual(cause('stage: execute', 'command: /sbin/tc filter '
+                               'add dev v0 ingress flower', 'exit code 2, '
+                               'expected 0'), 'other')
+        # nor is it the zero-mask bug (which stock shows by counting none)
+        self.assertEqual(cause('stage: verify', show, "matchJSON (exact): "
+                               "$[1].options.keys: no key 'dst_ip'",
+                               cmdUnderTest='$TC filter add dev $DEV1 '
+                               'ingress flower dst_ip 0.0.0.0/0'), 'dump')
+
+    def test_dump_only_on_a_dump_mismatch(self):
+        # dump explains a stock failure only when its verify dumps filters
+        # (tc filter show/get, $FLNL show) and the output did not match
+        # (before: any stock failure at verify of a case naming "filter
+        # show" anywhere, its setup included)
+        case = {'id': 'bbb1', 'category': ['flower'],
+                'setup': ['$TC filter show dev $DEV1 ingress'],
+                'verifyCmd': '$TC -j filter show dev $DEV1 ingress'}
+        ours = self.tap('o', OURS)['aaa3']
+
+        def cause(case, *lines):
+            return compare.classify(case, ours, self.stock_failure(*lines))
+        show = 'command: /sbin/tc -j filter show dev v0 ingress'
+        exact = ('stage: verify', show, "matchJSON (exact): $[1].options."
+                 "keys: no key 'vlan_ethtype'")
+        self.assertEqual(cause(case, *exact), 'dump')
+        # and the report's "why" gives that line
+        self.assertIn("no key 'vlan_ethtype'",
+                      self.stock_failure(*exact).why())
+        get = dict(case, verifyCmd='$TC filter get dev $DEV1 ingress '
+                   'prio 1 handle 1 protocol ip flower')
+        self.assertEqual(cause(get, 'stage: verify', 'command: /sbin/tc '
+                               'filter get dev v0 ingress prio 1 handle 1 '
+                               'protocol ip flower', "matchPattern 'dst_ip "
+                               "10.0.0.1': 0 matches, expected 1"), 'dump')
+        flnl = dict(case, verifyCmd='$FLNL show --dev $DEV1 --protocol 0')
+        self.assertEqual(cause(flnl, 'stage: verify', 'command: env x '
+                               '/usr/bin/python3 -P -m tdc.flowernl show '
+                               '--dev v0 --protocol 0', 'matchJSON: $[19].'
+                               'options.TCA_FLOWER_KEY_ETH_TYPE: expected '
+                               '34916, got 2048'), 'dump')
+        # a case not in the corpus: the diagnostic's command says it
+        self.assertEqual(cause({}, 'stage: verify', show, 'matchJSON: $[1]'
+                               '.options.keys.ip_proto: expected "tcp", got '
+                               'null'), 'dump')
+        # the verify is no filter dump (filter show only in its setup)
+        actions = dict(case, verifyCmd='$TC -j actions list action gact')
+        self.assertEqual(cause(actions, 'stage: verify', 'command: /sbin/tc '
+                               '-j actions list action gact', 'matchJSON: '
+                               '$[0].actions[0].ref: expected 1, got 2'),
+                         'other')
+        # the dump command failed, printed no JSON, or a counter differs
+        for line in ("verify command '/sbin/tc -j filter show dev v0 "
+                     "ingress' failed: exit code 2, expected 0",
+                     'output is not JSON: Expecting value: line 1 column 1',
+                     'matchJSON: $[1].options.actions[0].stats.packets: '
+                     'expected 0, got 1'):
+            self.assertEqual(cause(case, 'stage: verify', show, line),
+                             'other', line)
+
+    def test_unexplained_stock_failure_is_listed_as_other(self):
+        # a case failing on stock for no declared cause stays in the
+        # report, under "other"
+        corpus = dict(CORPUS, aaa2=dict(CORPUS['aaa2'],
+                                        verifyCmd='$TC -s -j filter show'))
+        stock = STOCK.replace('# matchJSON: $[1].options.actions[0].stats.'
+                              'packets: expected 1, got 0',
+                              "# verify command '/sbin/tc -s -j filter "
+                              "show' failed: exit code 1, expected 0")
+        text = compare.report(self.tap('o', OURS), self.tap('s', stock),
+                              corpus, 'o.tap', 's.tap')
+        self.assertIn('| other | 1 |', text)
+        other = text[text.index('### other: '):]
+        self.assertIn('| aaa2 |', other)
+
     def test_report_counts_and_lists_only_differences(self):
         text = compare.report(self.tap('o', OURS), self.tap('s', STOCK),
                               CORPUS, 'o.tap', 's.tap', {'ours': 90})
