@@ -5,6 +5,7 @@ pair in one of them (pair_class()).
 """
 import struct
 
+from difftest import frames as F
 from difftest import model as M
 from difftest import keys as K
 from flower import packets as P
@@ -25,16 +26,20 @@ STOCK_BUGS = {
     'first-fragment-l4': (
         'stock 6.1: a first fragment\'s L4 keys stay zero (ours reads '
         'its L4 header)',
-        'Ours dissects a first fragment (IPv4 MF at offset 0, an IPv6 '
-        'fragment header at offset 0) down to its L4 header, so its ICMP '
-        'type and code, TCP flags and L2TPv3 session are keys, as Open '
-        'vSwitch\'s datapath reads them ("frag=first,icmp(type=8)" flows); '
-        'stock stops at the fragment and leaves them zero.  After an IPv6 '
-        'fragment header followed by another extension header, ours\' '
-        'ip_proto is the protocol after that one, stock\'s the fragment '
-        'header\'s next header.  Ports stay '
-        'unread in any fragment on both.  A filter of the same prio can '
-        'differ with it: the first filter found wins.'),
+        'Ours reads a first fragment (IPv4 MF at offset 0, an IPv6 '
+        'fragment header at offset 0) down to its L4 header in a second '
+        'pass, so its ICMP type and code, TCP flags and L2TPv3 session are '
+        'keys, as Open vSwitch\'s datapath reads them '
+        '("frag=first,icmp(type=8)" flows); stock stops at the fragment '
+        'and leaves them zero.  Ours takes nothing from that pass where it '
+        'finds another protocol than the first pass (an extension header '
+        'after the IPv6 fragment header, MPLS in IP): there both read the '
+        'same.  Ports stay unread in any fragment on both.  A divergence '
+        'is this one only where the frame-field model of both readings '
+        'gives the verdicts seen (classes.first_fragment_class()): the '
+        'filter\'s own, or, in a prio of several filters, an older filter '
+        'of the prio that matched on one kernel only as modelled and so '
+        'took the frame there.'),
     'dump-pppoe-protocol': (
         'stock 6.1: a PPPoE filter dumps the protocol PPP carries, not the '
         'one it was given',
@@ -313,14 +318,167 @@ def ext_after_fragment(spec):
     return ext.index('frag') < len(ext) - 1
 
 
-def reads_first_fragment(f, spec=None):
-    """f has a key ours reads from a first fragment and stock does not:
-    an L4 key, or ip_proto when another extension header follows the
-    IPv6 fragment header of spec (ours goes on to the protocol after it,
-    FLOW_DISSECTOR_F_PARSE_1ST_FRAG; stock's ip_proto is the fragment
-    header's next header)."""
-    return any(k[0] in FIRST_FRAG_KEYS for k in f['keys']) or (
-        f.get('ip_proto') is not None and ext_after_fragment(spec))
+# the next header a fragment header gives when an extension header of
+# flower/packets.py's follows it
+EXT_NEXTHDR = {'hbh': 0, 'rt': 43, 'dst': 60, 'frag': 44}
+
+
+def dissected_ip(spec):
+    """The flow dissector reaches spec's IP header: VLAN tags only, then
+    the ethertype of its family (or a PPPoE session carrying it); and the
+    frame is whole (no verdict on a cut frame is modelled)."""
+    ip = spec.get('ip')
+    if not ip or spec.get('trunc') is not None or \
+            any(t[0] not in K.VLAN_TPIDS for t in spec.get('tags', ())):
+        return False
+    et = P.etype_of(spec)
+    if spec.get('l3') == 'pppoe' and et == uapi.ETH_P['ppp_ses']:
+        et = uapi.PPP_CARRIED.get((spec.get('pppoe') or {}).get('proto',
+                                                                0x21))
+    elif spec.get('l3') not in ('ipv4', 'ipv6'):
+        return False
+    return et == uapi.ETH_P['ip' if ip.get('v') == 4 else 'ipv6']
+
+
+def l4_as_built(spec):
+    """spec's L4 header is the one its IP protocol says (the packet
+    model's L4 fields are what a kernel reads there)."""
+    ip, l4 = spec['ip'], spec.get('l4') or {}
+    kind = P.PROTO_L4.get(ip.get('proto', 17))
+    return bool(kind) and kind == l4.get('kind') and \
+        (kind, ip.get('v')) not in (('icmp', 6), ('icmp6', 4))
+
+
+def kernel_views(seen):
+    """(ours, stock): first fragment seen as each kernel reads it
+    (frames.fragment_views()), or None when the flow dissector does not
+    see a first fragment there.  Ours takes the L4 keys of its second
+    pass only where it finds the first pass's ip_proto: not past an
+    extension header after the IPv6 fragment header, whose next header
+    is then both kernels' ip_proto."""
+    if not (first_fragment(seen) and dissected_ip(seen)):
+        return None
+    after = ext_after_fragment(seen)
+    ours, stock = F.fragment_views(seen, l4_as_built(seen) and not after)
+    if after:
+        ext = seen['ip']['ext']
+        for view in (ours, stock):
+            view['ip']['proto'] = EXT_NEXTHDR[ext[ext.index('frag') + 1]]
+    return ours, stock
+
+
+def ip_proto_kept(f):
+    """f's ip_proto counts (its prerequisite, n_proto ip or ipv6, met):
+    a probe key that needs IP is kept beside it (model.applied())."""
+    if f.get('ip_proto') is None:
+        return False
+    probe = dict(f, keys=[k for k in f['keys'] if k[0] != 'ip_tos'] +
+                 [['ip_tos', 0, 0xff]])
+    return 'ip_tos' in M.applied(probe)
+
+
+def fragment_match(f, view):
+    """Whether filter f matches view (one kernel's reading of a first
+    fragment) by the frame-field model: the keys it keeps
+    (model.applied()) under their masks (frames.satisfies()), the
+    ip_proto it keeps, an ICMP key's family.  The rest of its protocol
+    shape (ethertype, tags) is not modelled: it reads the same in both
+    views, and a kernel that counted the frame had it."""
+    kept = M.applied(f)
+    ip = view['ip']
+    if ip_proto_kept(f) and ip.get('proto', 17) != f['ip_proto']:
+        return False
+    for prefix, v in (('icmpv4_', 4), ('icmpv6_', 6)):
+        if any(n.startswith(prefix) for n in kept) and ip.get('v') != v:
+            return False
+    return F.satisfies(view, dict(f, keys=[k for k in f['keys']
+                                           if k[0] in kept]))
+
+
+def prio_of(batch, filters, ti):
+    """Where filter ti sits: (chain, device, prio); runner.py's prio i+1
+    without the batch's list."""
+    prio = batch.get('prio')
+    f = filters[ti]
+    return f.get('chain', 0), f.get('dev'), prio[ti] if prio else ti + 1
+
+
+def mask_of(f):
+    """What makes f's mask (a prio's filters share one when it is the
+    same): its kept keys' fields and masks, the protocol keys it has."""
+    kept = M.applied(f)
+    keys = frozenset(
+        (k['field'], k['width'], k.get('range'), k.get('bound'),
+         M.full_mask(k, m))
+        for name, _v, m in f['keys'] if name in kept
+        for k in (K.KEY[name],) if M.full_mask(k, m))
+    return (M.eth_type(f) is not None, f.get('vlan_eth') is not None,
+            f.get('cvlan_eth') is not None, ip_proto_kept(f), keys)
+
+
+def tried_before(fi, filters, ov, sv, batch):
+    """The filters of fi's prio (chain, device and prio; both kernels
+    hold them) that a frame meets before fi: flower tries a prio's masks
+    in the order they were first added (runner.py adds the filters in
+    list order) and a mask's filters in the order they came; the first
+    filter found counts the frame."""
+    here = prio_of(batch, filters, fi)
+    members = [ti for ti in range(len(filters)) if ti in ov and ti in sv
+               and prio_of(batch, filters, ti) == here]
+    if fi not in members:
+        return []
+    masks = [mask_of(filters[ti]) for ti in members]
+    first = {}
+    for m in masks:
+        first.setdefault(m, len(first))
+    rank = {ti: (first[m], ti) for ti, m in zip(members, masks)}
+    return [ti for ti in members if rank[ti] < rank[fi]]
+
+
+def first_fragment_class(fi, filters, ov, sv, batch, seen, spec=None):
+    """'first-fragment-l4' when filter fi's divergence on the first
+    fragment seen is the modelled one, else None.  The model: ours'
+    reading of the frame and stock's (kernel_views()), each filter's
+    verdict on each (fragment_match()).  Explained, on the kernel where
+    fi counted the frame no older filter of its prio (tried_before())
+    taking it by the model (one the model matches there that counted the
+    frame on either kernel), when: (ours, stock) is fi's modelled pair
+    and the two differ; or the model matches fi on both, and an older
+    filter of its prio counted the frame on the kernel where fi did not
+    and not on the other, that filter's (ours, stock) being its modelled
+    pair.  spec: the packet's spec (a tunnel filter's keys read its
+    tunnel)."""
+    views = kernel_views(seen)
+    if views is None or ov[fi] == sv[fi]:
+        return None
+    got = (ov, sv)
+    preds = {}
+
+    def pred(ti):
+        if ti not in preds:
+            f = filters[ti]
+            vs = views
+            if f.get('dev') and spec and spec.get('tun'):
+                vs = [dict(v, tun=spec['tun']) for v in views]
+            preds[ti] = tuple(int(fragment_match(f, v)) for v in vs)
+        return preds[ti]
+
+    def modelled(ti):
+        p = pred(ti)
+        return p[0] != p[1] and (ov[ti], sv[ti]) == p
+
+    y = 0 if ov[fi] else 1              # the kernel where fi counted it
+    older = tried_before(fi, filters, ov, sv, batch)
+    if any(pred(g)[y] and (ov[g] or sv[g]) for g in older):
+        return None
+    if modelled(fi):
+        return 'first-fragment-l4'
+    if pred(fi) != (1, 1):
+        return None
+    x = 1 - y                           # the kernel where fi missed it
+    if any(got[x][g] and not got[y][g] and modelled(g) for g in older):
+        return 'first-fragment-l4'
+    return None
 
 
 def pair_class(bi, fi, pj, filters, ov, sv, batch=None):
@@ -329,19 +487,15 @@ def pair_class(bi, fi, pj, filters, ov, sv, batch=None):
     prio."""
     f = filters[fi]
     o, s = ov[fi], sv[fi]
-    seen = batch and seen_by(batch['packets'][pj]['spec'], f)
-    if seen and first_fragment(seen):
-        # a prio is on one device: its filters see the same frame
-        prio = batch.get('prio')
-        same = [ti for ti in ov if ti in sv and ov[ti] != sv[ti] and
-                (ti == fi or (prio and prio[ti] == prio[fi]))]
-        if any(reads_first_fragment(filters[ti], seen) for ti in same):
-            return 'first-fragment-l4'
+    spec = batch and batch['packets'][pj]['spec']
+    seen = batch and seen_by(spec, f)
+    if seen and first_fragment_class(fi, filters, ov, sv, batch, seen,
+                                     spec):
+        return 'first-fragment-l4'
     if o == 1 and s == 0 and batch is not None and \
             stock_zero_mask_enc(f, batch['packets'][pj]['spec']) and \
             twin_matches(fi, filters, ov, sv):
         return 'stock-zero-mask-enc-addr'
-    spec = batch and batch['packets'][pj]['spec']
     if o == 1 and s == 0 and enc_families(f) and spec and \
             (spec.get('tun') or {}).get('v') == 6 and \
             twin_matches(fi, filters, ov, sv):

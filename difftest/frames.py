@@ -365,3 +365,45 @@ def random_spec(rng):
     f = dict(proto=wchoice(rng, PROTO_WEIGHTS), vlan_eth=None, cvlan_eth=None,
              ip_proto=None, keys=[], indev=None)
     return base_spec(rng, f)
+
+
+# --- first fragments ------------------------------------------------------
+# the values build() gives the L4 fields a spec leaves out (get_field()
+# reads such a field as 0)
+L4_BUILT = {'tcp': dict(sport=1, dport=2, flags=0x10),
+            'udp': dict(sport=1, dport=2), 'sctp': dict(sport=1, dport=2),
+            'icmp': dict(type=8, code=0), 'icmp6': dict(type=8, code=0),
+            'l2tp': dict(sid=1)}
+# the L4 fields of a first fragment ours reads and stock leaves zero (the
+# fields of classes.FIRST_FRAG_KEYS), and the ports, read in no fragment
+FRAG_L4_FIELDS = ('l4.flags', 'l4.type', 'l4.code', 'l4.sid')
+PORT_FIELDS = ('l4.sport', 'l4.dport')
+
+
+def with_built_l4(spec):
+    """A copy of spec whose L4 header has every field build() packs, with
+    the value it packs (a spec may leave them out)."""
+    t = P.clone(spec)
+    l4 = t.get('l4')
+    if l4:
+        for name, v in L4_BUILT.get(l4.get('kind'), {}).items():
+            l4.setdefault(name, v)
+    return t
+
+
+def fragment_views(spec, reads_l4):
+    """(ours, stock): the frame spec (an IP first fragment) as each kernel
+    reads it, for satisfies(): ports 0 on both (the flow dissector reads
+    no fragment's ports); the L4 fields of FRAG_L4_FIELDS as built on
+    ours when reads_l4 (ours' second pass took them), else 0 like
+    stock's."""
+    ours = with_built_l4(spec)
+    if ours.get('l4'):
+        for field in PORT_FIELDS:
+            P.set_field(ours, field, 0)
+    stock = P.clone(ours)
+    for view in (stock,) if reads_l4 else (ours, stock):
+        if view.get('l4'):
+            for field in FRAG_L4_FIELDS:
+                P.set_field(view, field, 0)
+    return ours, stock

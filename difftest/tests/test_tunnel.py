@@ -211,14 +211,22 @@ class TestCompareView(unittest.TestCase):
         return s
 
     def test_first_fragment_inside_a_tunnel(self):
-        key = [('icmpv4_type', 8, 0xff)]
-        p = dict(spec=self.spec(), hex=P.build(self.spec()).hex())
+        # INNER's ICMP header is build()'s echo request (type 8)
+        from difftest.tests.test_first_fragment import flt
+        spec = self.spec()
+        key = ('icmpv4_type', 8, 0xff)
+        vni = ('enc_key_id', spec['tun']['vni'], None)
+        p = dict(spec=spec, hex=P.build(spec).hex())
         b = dict(packets=[p], prio=[1])
-        tunnel = [dict(keys=key, dev='vxlan')]
-        plain = [dict(keys=key)]
-        self.assertEqual(C.pair_class(0, 0, 0, tunnel, {0: 1}, {0: 0}, b),
-                         'first-fragment-l4')
+        for keys, cls in (([key], 'first-fragment-l4'),
+                          ([key, vni], 'first-fragment-l4'),
+                          # another VNI: the model matches on neither
+                          ([key, ('enc_key_id', vni[1] ^ 1, None)], None)):
+            tunnel = [flt(*keys, ip_proto=1, dev='vxlan', tun_v=6)]
+            self.assertEqual(C.pair_class(0, 0, 0, tunnel, {0: 1}, {0: 0},
+                                          b), cls, keys)
         # the frame on the wire is an IPv6 UDP datagram, no fragment
+        plain = [flt(key, ip_proto=1)]
         self.assertIsNone(C.pair_class(0, 0, 0, plain, {0: 1}, {0: 0}, b))
 
     def test_zero_mask_address_family_of_the_seen_frame(self):
