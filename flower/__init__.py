@@ -6,6 +6,8 @@ keys     one row per flower key, checked against cls_flower.c's fl_keys[]
 needs    what each key needs of the filter, and the kernel's messages
 packets  one packet description: frame bytes (build) or a scapy
          expression (scapy_expr), checked against scapy by a test
+results  the one reader of the tools' "N passed, N failed" summary line
+         and of tdc.py's TAP
 
 Nothing here imports scapy or pyroute2: the guest loads these in every
 tool, and pyroute2 alone takes ~10 s to import under TCG.

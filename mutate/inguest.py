@@ -28,7 +28,7 @@ sys.dont_write_bytecode = True
 # guest/run's splat pattern, so "a kernel splat" means the same here
 from flower.guest import is_splat  # noqa: E402 (after dont_write_bytecode)
 from mutate.report import ORACLES  # noqa: E402
-from tdc.gate import summary_line  # noqa: E402
+from flower.results import summary_line  # noqa: E402
 
 PY = '/usr/bin/python3'
 FWD = os.path.join(REPO, 'build/src/pristine/tools/testing/selftests/net/forwarding')

@@ -33,7 +33,6 @@ import fcntl
 import hashlib
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -42,8 +41,8 @@ import tempfile
 import time
 
 from flower.guest import is_splat
+from flower.results import parse_tap, summary_line
 from mutate import gen, report
-from tdc.gate import summary_line
 
 REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 BUILD = os.path.join(REPO, 'build')
@@ -248,9 +247,8 @@ def tdc_fails(out):
     counts = summary_line(out)
     if counts is None or not counts.passed:
         return None
-    return {t[1]: t[0] for t in re.findall(
-        r'^((?:not ok \d+|ok \d+) - (\S+) .*?(?:# skip .*)?)$', out, re.M)
-        if t[0].startswith('not ok') or '# skip' in t[0]}
+    return {r.id: r.line for r in parse_tap(out).results
+            if not r.ok or r.skip is not None}
 
 
 def ref_commit(stamp):

@@ -21,8 +21,9 @@ usage: python3 -m offload.canary write DIR
        python3 -m offload.canary judge NAME COMPARE_OUTPUT
 """
 import os
-import re
 import sys
+
+from flower.results import summary_lines
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 SOURCE = os.path.join(os.path.dirname(HERE), 'kernel', 'net', 'sched',
@@ -56,11 +57,12 @@ def write(out):
 
 def judge(name, path):
     out = open(path).read() if os.path.exists(path) else ''
-    m = re.search(r'^(\d+) passed, (\d+) failed\s*$', out, re.M)
-    if not m:
+    # the first "N passed, N failed" line (no skipped part)
+    found = summary_lines(out, skipped=False)
+    if not found:
         print('not ok - canary {}: no comparison'.format(name))
         return 1
-    failed = int(m.group(2))
+    failed = found[0].failed
     if failed:
         print('ok - canary {}: the oracle fails it ({} items differ)'
               .format(name, failed))

@@ -23,11 +23,11 @@ for splats as step.py does) stand in for the part.
 import argparse
 import datetime
 import os
-import re
 import sys
 
 from flower import guest
 from flower.report import load
+from flower.results import summary_line
 from stress import scan_console
 
 HERE = os.path.dirname(os.path.realpath(__file__))
@@ -119,10 +119,9 @@ def corpus_run(a):
     NAME.runs.json) and a part result (as in corpus.result.json)."""
     with open(a.corpus_out, errors='replace') as f:
         text = f.read()
-    last = re.findall(r'^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?$',
-                      text, re.M)
-    passed, failed, skipped = (int(x or 0) for x in last[-1]) if last \
-        else (0, 1, 0)
+    # nothing after the line, not even a space
+    passed, failed, skipped = summary_line(text, trailing_space=False) or \
+        (0, 1, 0)
     splats = None
     if a.corpus_log and os.path.exists(a.corpus_log):
         splats = len(scan_console.scan(a.corpus_log)[0])

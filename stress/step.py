@@ -37,9 +37,9 @@ HERE = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(HERE)
 
 from flower import guest
+from flower.results import summary_line
 from stress import scan_console
 
-RESULT_RE = re.compile(r'^(\d+) passed, (\d+) failed$')
 VERBOSE_RE = re.compile(r'CMD started after ([\d.]+) s, total ([\d.]+) s')
 EXITED_RE = re.compile(r'CMD exited (\d+)')
 
@@ -81,12 +81,10 @@ def boot(a, parts, tag):
     m = VERBOSE_RE.search(err)
     if m:
         info['boot_seconds'] = float(m.group(1))
-    passed = failed = 0
-    for ln in out_lines:
-        r = RESULT_RE.match(ln)
-        if r:
-            passed, failed = int(r.group(1)), int(r.group(2))
-    # the suite's own total is the last result line
+    # the suite's own total is the last result line: "N passed, N
+    # failed" exactly, no skipped part, nothing after it
+    passed, failed, _ = summary_line('\n'.join(out_lines), skipped=False,
+                                     trailing_space=False) or (0, 0, 0)
     splats = None
     if rc == 3 or os.path.exists(log):
         real, garbled = scan_console.scan(log)

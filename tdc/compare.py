@@ -25,11 +25,10 @@ import re
 import sys
 
 from flower import needs
+from flower.results import parse_tap as read_tap
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(HERE)
-
-RESULT_RE = re.compile(r'^(ok|not ok) \d+ - (\S+) ?(.*?)(?: # skip (.*))?$')
 
 
 class Result:
@@ -96,27 +95,17 @@ def shorten(text, width):
 
 def parse_tap(path):
     """{case id: Result} from tdc.py output (plain TAP lines, '# ' detail
-    lines after a 'not ok')."""
+    lines after a 'not ok').  A skip directive makes a skip, also on a
+    'not ok' line."""
     results = collections.OrderedDict()
-    current = None
     with open(path, errors='replace') as f:
-        for raw in f:
-            line = raw.rstrip('\n')
-            m = RESULT_RE.match(line)
-            if m:
-                ok, cid, name, skip = m.groups()
-                status = 'skip' if skip is not None else \
-                    'pass' if ok == 'ok' else 'fail'
-                current = Result(status, name.strip())
-                if skip is not None:
-                    current.detail = [skip]
-                results[cid] = current
-                if status != 'fail':
-                    current = None
-            elif current is not None and line.startswith('#'):
-                current.detail.append(line[1:].strip())
-            elif not line.startswith('#'):
-                current = None
+        for r in read_tap(f).results:
+            if r.skip is not None:
+                results[r.id] = Result('skip', r.name, [r.skip])
+            elif r.ok:
+                results[r.id] = Result('pass', r.name)
+            else:
+                results[r.id] = Result('fail', r.name, r.diagnostics)
     return results
 
 

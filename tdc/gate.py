@@ -47,24 +47,16 @@ import subprocess                   # noqa: E402
 import threading                    # noqa: E402
 import time                         # noqa: E402
 
+from flower.results import Counts, parse_tap, summary_line  # noqa: E402
+
 HERE = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(HERE)
 PY = '/usr/bin/python3'
 UPSTREAM = 'build/src/pristine/tools/testing/selftests/tc-testing/tc-tests'
 
-Counts = collections.namedtuple('Counts', 'passed failed skipped')
-
-SUMMARY_RE = re.compile(
-    r'^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\s*$', re.MULTILINE)
-
-
-def summary_line(output):
-    """Counts from the last "N passed, N failed[, N skipped]" line."""
-    found = SUMMARY_RE.findall(output)
-    if not found:
-        return None
-    passed, failed, skipped = found[-1]
-    return Counts(int(passed), int(failed), int(skipped or 0))
+# Every stage but the unit stage is read by flower.results.summary_line:
+# the last "N passed, N failed[, N skipped]" line, whitespace after it
+# allowed.
 
 
 def unittest_summary(output):
@@ -106,14 +98,15 @@ def tdc_summary(output, tdc_args):
     if counts is None:
         return None
     expected = len(selected_cases(tdc_args))
-    plans = re.findall(r'^1\.\.(\d+)\s*$', output, re.MULTILINE)
-    reported = len(re.findall(r'^(?:not )?ok \d+ ', output, re.MULTILINE))
-    if [int(n) for n in plans] != [expected] or reported != expected or \
+    tap = parse_tap(output)
+    # every line that begins like a result counts, read as one or not
+    reported = len(tap.results) + len(tap.unread)
+    if tap.plans != [expected] or reported != expected or \
             sum(counts) != expected:
         print('gate: tdc.py reported {} cases (plan {}, summary {}), its '
               'arguments select {} here'.format(
-                  reported, '/'.join(plans) or 'none', sum(counts),
-                  expected), flush=True)
+                  reported, '/'.join(str(n) for n in tap.plans) or 'none',
+                  sum(counts), expected), flush=True)
         return counts._replace(failed=counts.failed + 1)
     return counts
 

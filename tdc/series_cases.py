@@ -49,6 +49,7 @@ import time
 
 from flower import keys as flower_keys
 from flower import uapi
+from flower.results import parse_tap as read_tap
 from tdc import tdc
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -561,18 +562,11 @@ def run(out, pairs, jobs, shard=None):
 def tap_counts(path):
     """(passed, failed, failed ids) of a TAP file; a skip or a case that
     never reported counts as failed."""
-    passed, failed, plan = 0, [], None
     with open(path) as f:
-        for line in f:
-            m = re.match(r'(not )?ok \d+ - (\S+)', line)
-            if m:
-                if m.group(1) or '# skip' in line:
-                    failed.append(m.group(2))
-                else:
-                    passed += 1
-            m = re.match(r'1\.\.(\d+)$', line.strip())
-            if m:
-                plan = int(m.group(1))
+        tap = read_tap(f, indented_plan=True)
+    failed = [r.id for r in tap.results if not r.ok or r.skip is not None]
+    passed = len(tap.results) - len(failed)
+    plan = tap.plans[-1] if tap.plans else None
     missing = (plan or 0) - passed - len(failed)
     return passed, len(failed) + max(missing, 0), failed
 

@@ -60,6 +60,7 @@ import sys
 import tempfile
 import time
 
+from flower.results import parse_tap as read_tap
 from tdc import corpus
 from tdc.commands import FLNL
 
@@ -76,8 +77,7 @@ REASON_LINES = 12
 
 # 6.1's TdcResults.format_tap: "ok 3 abcd - name", "not ok 3 abcd - name"
 # (the failure message on the lines after it, "\t"-indented at first),
-# "ok 3 abcd - name # skipped - why"
-TAP_RE = re.compile(r'^(not )?ok (\d+) (\S+) - (.*?)(?: # skipped - (.*))?$')
+# "ok 3 abcd - name # skipped - why": flower.results' dialect '6.1'
 
 
 # --- run (in the guest) -------------------------------------------------------
@@ -148,18 +148,13 @@ def offload_driver(cases):
 def parse_tap(text, cases):
     """{id: (status, [reason lines])} from 6.1's TAP for the cases of one
     file; status pass, fail or skip."""
-    found, current = {}, None
-    expected = 1
-    for line in text.splitlines():
-        m = TAP_RE.match(line)
-        if m and int(m.group(2)) == expected:
-            expected += 1
-            status = 'fail' if m.group(1) else (
-                'skip' if m.group(5) is not None else 'pass')
-            current = m.group(3)
-            found[current] = (status, [m.group(5)] if m.group(5) else [])
-        elif current and line.strip():
-            found[current][1].append(line.strip())
+    found = {}
+    # a result numbered out of turn is text of the one before
+    for r in read_tap(text.splitlines(), '6.1', numbered=True).results:
+        status = 'fail' if not r.ok else (
+            'skip' if r.skip is not None else 'pass')
+        found[r.id] = (status, ([r.skip] if r.skip else []) +
+                       r.diagnostics)
     return found
 
 
