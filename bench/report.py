@@ -572,109 +572,145 @@ def same_kernel(res, stock):
             "not the absolute numbers." % (a, b))
 
 
-def table(res, stock):
+def run_description(res):
+    """The title, how the run was made and the classify section's head."""
     m = res["meta"]
-    out = ["# Classifier benchmark: %s kernel %s" % (m["variant"],
-                                                      m["kernel"]), "",
-           "Run %s%s, %s guest, %d vCPU, %s, median of %d (test, "
-           "matchall) run pairs of %g s per point; the script took %.0f s "
-           "of guest time. See bench/README.md for the method." % (
-               m["date"], " of commit %s" % m["commit"]
-               if m.get("commit") else "", m["accel"].upper(), m["cpus"],
-               ("time base QEMU -icount: %d ns of guest time per guest "
-                "instruction, so rates count instructions, independent of "
-                "host load" % m["ns_per_insn"]) if m.get("ns_per_insn")
-               else "host wall clock (clocksource %s): noisy"
-               % m.get("clocksource", "?"),
-               m["runs"], m["seconds"], m.get("elapsed_s", 0)), "",
-           "## Classify cost relative to matchall drop", "",
-           "Cost per packet divided by the cost of a single matchall drop "
-           "rule measured in the same run, right after each measurement "
-           "(1.00 = as cheap as matchall). Columns: number of rules.", ""]
-    out += classify_table(res)
-    out += ["", "## Acceptance", ""] + verdicts(res)
+    title = "# Classifier benchmark: %s kernel %s" % (m["variant"],
+                                                      m["kernel"])
+    return [title, "",
+            "Run %s%s, %s guest, %d vCPU, %s, median of %d (test, "
+            "matchall) run pairs of %g s per point; the script took %.0f s "
+            "of guest time. See bench/README.md for the method." % (
+                m["date"], " of commit %s" % m["commit"]
+                if m.get("commit") else "", m["accel"].upper(), m["cpus"],
+                ("time base QEMU -icount: %d ns of guest time per guest "
+                 "instruction, so rates count instructions, independent of "
+                 "host load" % m["ns_per_insn"]) if m.get("ns_per_insn")
+                else "host wall clock (clocksource %s): noisy"
+                % m.get("clocksource", "?"),
+                m["runs"], m["seconds"], m.get("elapsed_s", 0)), "",
+            "## Classify cost relative to matchall drop", "",
+            "Cost per packet divided by the cost of a single matchall drop "
+            "rule measured in the same run, right after each measurement "
+            "(1.00 = as cheap as matchall). Columns: number of rules.", ""]
+
+
+def one_prio_section(res, stock):
+    """M masks in one prio, ours against stock ([] without both runs)."""
+    op = one_prio_table(res, stock)
+    if not op:
+        return []
+    return ["", "### M masks in one prio: ours against stock", "",
+            "The same M filters, all in prio 1 (handles 1..M, "
+            "masks added in that order, the matching one last), "
+            "on each kernel. Ours dissects the packet once for "
+            "the union of the masks' keys, then does one masked "
+            "hash and one lookup per mask; stock dissects the "
+            "packet once per mask. %s per packet (median of the "
+            "run pairs), and the ratio ours / stock (below 1: "
+            "ours is cheaper)." % (
+                "Guest instructions (icount)"
+                if res["meta"].get("ns_per_insn") else "Wall-clock ns"),
+            ""] + op
+
+
+def slope_section(res, stock):
+    """The added cost of one more mask ([] when no series has one)."""
+    sl = slope_table(res, stock)
+    if not sl:
+        return []
+    return ["", "### The cost of one more mask", "",
+            "Per series, the added cost per packet of one more "
+            "mask (its filter does not match, so it is one more "
+            "lookup that misses): the slope of a least-squares "
+            "line through all M points, and the slope between the "
+            "end points, (cost(M max) - cost(M min)) / (M max - "
+            "M min); the two agree when the cost grows linearly "
+            "in M.",
+            ""] + sl
+
+
+def masks_section(res, stock):
+    """Many masks, the OVS way ([] when the run measured no mask kind)."""
     mt = masks_table(res, stock)
-    if mt:
-        out += ["", "## Many masks, the OVS way", "",
-                "M filters (M = %s), each with its own mask: filter i "
-                "matches `src_ip` and `dst_ip` with its own pair of prefix "
-                "lengths (the same two keys in every mask, so every mask "
-                "costs the same dissection), and only the last mask's "
-                "filter matches the packets (%s to %s). One prio per mask "
-                "(prio 1..M, the matching one last: `flower-masks`) or "
-                "all M masks in one prio (`flower-masks-1prio`), which "
-                "both kernels walk in the order the masks were added (the "
-                "matching one last). Cost per packet x matchall-drop cost "
-                "in the same run, and %s per packet%s." % (
-                    ", ".join(str(x) for x in res["meta"].get("masks", [])),
-                    res["meta"].get("mask_src", "?"), "10.0.0.1",
-                    "guest instructions" if m.get("ns_per_insn") else
-                    "ns (wall clock)",
-                    "; the last column divides ours (one prio per mask) "
-                    "by stock (all M in one prio)"
-                    if stock else ""), ""] + mt
-        op = one_prio_table(res, stock)
-        if op:
-            out += ["", "### M masks in one prio: ours against stock", "",
-                    "The same M filters, all in prio 1 (handles 1..M, "
-                    "masks added in that order, the matching one last), "
-                    "on each kernel. Ours dissects the packet once for "
-                    "the union of the masks' keys, then does one masked "
-                    "hash and one lookup per mask; stock dissects the "
-                    "packet once per mask. %s per packet (median of the "
-                    "run pairs), and the ratio ours / stock (below 1: "
-                    "ours is cheaper)." % (
-                        "Guest instructions (icount)"
-                        if m.get("ns_per_insn") else "Wall-clock ns"), ""]
-            out += op
-        sl = slope_table(res, stock)
-        if sl:
-            out += ["", "### The cost of one more mask", "",
-                    "Per series, the added cost per packet of one more "
-                    "mask (its filter does not match, so it is one more "
-                    "lookup that misses): the slope of a least-squares "
-                    "line through all M points, and the slope between the "
-                    "end points, (cost(M max) - cost(M min)) / (M max - "
-                    "M min); the two agree when the cost grows linearly "
-                    "in M.",
-                    ""] + sl
-        out += [""] + masks_notes(res, stock)
+    if not mt:
+        return []
+    m = res["meta"]
+    out = ["", "## Many masks, the OVS way", "",
+           "M filters (M = %s), each with its own mask: filter i "
+           "matches `src_ip` and `dst_ip` with its own pair of prefix "
+           "lengths (the same two keys in every mask, so every mask "
+           "costs the same dissection), and only the last mask's "
+           "filter matches the packets (%s to %s). One prio per mask "
+           "(prio 1..M, the matching one last: `flower-masks`) or "
+           "all M masks in one prio (`flower-masks-1prio`), which "
+           "both kernels walk in the order the masks were added (the "
+           "matching one last). Cost per packet x matchall-drop cost "
+           "in the same run, and %s per packet%s." % (
+               ", ".join(str(x) for x in m.get("masks", [])),
+               m.get("mask_src", "?"), "10.0.0.1",
+               "guest instructions" if m.get("ns_per_insn") else
+               "ns (wall clock)",
+               "; the last column divides ours (one prio per mask) "
+               "by stock (all M in one prio)"
+               if stock else ""), ""] + mt
+    out += one_prio_section(res, stock)
+    out += slope_section(res, stock)
+    return out + [""] + masks_notes(res, stock)
+
+
+def ranges_section(res, stock):
+    """Port ranges ([] when the run measured no range filters)."""
     rt = range_table(res, stock)
-    if rt:
-        m2 = res["meta"]
-        out += ["", "## Port ranges", "",
-                "N filters `ip_proto udp dst_port LO-HI` in prio 1 "
-                "(N = %s; handles 1..N, disjoint ranges of %s ports from "
-                "%s up, so one mask), and a matchall drop at prio 2. A "
-                "mask with ranges is walked filter by filter in the "
-                "order the filters came, on both kernels; each filter "
-                "whose range holds the packet's port is tried with a "
-                "hash lookup. The packet's UDP destination port is in "
-                "the last-inserted range (the whole walk, then one "
-                "lookup that hits) or in none (port %s: the whole walk, "
-                "no lookup, then prio 2's matchall). pktgen sends UDP "
-                "only; tcp ports are dissected the same way. %s per "
-                "packet and x matchall-drop cost in the same run%s." % (
-                    ", ".join(str(x) for x in m2.get("ranges", [])),
-                    m2.get("range_width", "?"), m2.get("range_base", "?"),
-                    m2.get("range_miss_port", "?"),
-                    "Guest instructions" if m2.get("ns_per_insn") else
-                    "Wall-clock ns",
-                    "; ours / stock below 1: ours is cheaper"
-                    if stock else ""), ""] + rt
-    if any(p["classifier"] in GROUPED_KINDS + ("flower",)
-           for p in res["points"]):
-        out += ["", "## Issue 31's classify numbers", ""] + \
-            issue_numbers(res, stock)
-    if stock:
-        out += ["", "## Stock cls_flower (same method, `--variant stock`, "
-                "kernel %s%s)" % (stock["meta"]["kernel"],
-                                  ", commit %s" % stock["meta"]["commit"]
-                                  if stock["meta"].get("commit") else ""),
-                "", same_kernel(
-                    res, stock), ""]
-        out += stock_table(res, stock)
-        out += ["", "Stock acceptance:", ""] + verdicts(stock)
+    if not rt:
+        return []
+    m = res["meta"]
+    return ["", "## Port ranges", "",
+            "N filters `ip_proto udp dst_port LO-HI` in prio 1 "
+            "(N = %s; handles 1..N, disjoint ranges of %s ports from "
+            "%s up, so one mask), and a matchall drop at prio 2. A "
+            "mask with ranges is walked filter by filter in the "
+            "order the filters came, on both kernels; each filter "
+            "whose range holds the packet's port is tried with a "
+            "hash lookup. The packet's UDP destination port is in "
+            "the last-inserted range (the whole walk, then one "
+            "lookup that hits) or in none (port %s: the whole walk, "
+            "no lookup, then prio 2's matchall). pktgen sends UDP "
+            "only; tcp ports are dissected the same way. %s per "
+            "packet and x matchall-drop cost in the same run%s." % (
+                ", ".join(str(x) for x in m.get("ranges", [])),
+                m.get("range_width", "?"), m.get("range_base", "?"),
+                m.get("range_miss_port", "?"),
+                "Guest instructions" if m.get("ns_per_insn") else
+                "Wall-clock ns",
+                "; ours / stock below 1: ours is cheaper"
+                if stock else ""), ""] + rt
+
+
+def issue_section(res, stock):
+    """Issue 31's numbers, when the run measured flower or a grouped
+    kind (the numbers are about those)."""
+    if not any(p["classifier"] in GROUPED_KINDS + ("flower",)
+               for p in res["points"]):
+        return []
+    return ["", "## Issue 31's classify numbers", ""] + \
+        issue_numbers(res, stock)
+
+
+def stock_section(res, stock):
+    """The stock run's classify ratios beside ours, and its verdicts."""
+    sm = stock["meta"]
+    return (["", "## Stock cls_flower (same method, `--variant stock`, "
+             "kernel %s%s)" % (sm["kernel"], ", commit %s" % sm["commit"]
+                               if sm.get("commit") else ""),
+             "", same_kernel(res, stock), ""] + stock_table(res, stock) +
+            ["", "Stock acceptance:", ""] + verdicts(stock))
+
+
+def control_section(res, stock):
+    """Control plane: ours, stock's rows under the same head, and the
+    ratios of the two."""
+    out = []
     if res["control"] or (stock and stock["control"]):
         out += ["", "## Control plane", "",
                 "Memory per filter includes its gact action; Slab from "
@@ -682,6 +718,7 @@ def table(res, stock):
                 "rhashtable and idr arrays).", ""]
         out += control_table(res)
     if stock and stock["control"]:
+        # stock's rows continue ours' table: drop its head
         out += control_table(stock, " [stock]")[2:]
         vs = control_vs_stock(res, stock)
         if vs:
@@ -689,43 +726,74 @@ def table(res, stock):
                     "two runs above; an insert-rate ratio above 1 means "
                     "ours inserts faster, a memory ratio below 1 that it "
                     "uses less):", ""] + vs
+    return out
+
+
+def parallel_section(res, stock):
+    """P `tc -b` processes at once ([] when no run measured it)."""
     pt = parallel_table(res, stock)
-    if pt:
-        p = res["meta"].get("parallel") or {}
-        out += ["", "### Parallel insert (tc-testing's concurrency shape)",
-                "",
-                "%s `tc -b` processes started at once, each with its own "
-                "batch file of %s flower filters (`dst_ip` /32, `action "
-                "drop`, distinct addresses over all files) into the "
-                "clsact ingress of one device: each process on its own "
-                "prio, or all into prio 1 with distinct handles, as "
-                "tc-testing's concurrency.json does (`xargs -n 1 -P 10 "
-                "tc -b`). Inserts/s = all filters / the time from the "
-                "first start until the slowest process exited. Both "
-                "flowers insert without RTNL (TCF_PROTO_OPS_DOIT_UNLOCKED); "
-                "two vCPUs in wall time: insert_ab.md (make "
-                "bench-insert). %s" % (
-                    p.get("processes", "P"),
-                    p.get("filters_per_process", "F"),
-                    "The guest has ONE vCPU (-icount needs it): the "
-                    "processes take turns on it, so parallelism cannot "
-                    "make anything faster here; what this shows is the "
-                    "cost of the interleaving (lock waits, context "
-                    "switches), not scaling over CPUs."
-                    if m.get("cpus") == 1 else
-                    "The guest has %s vCPUs on a shared host (wall "
-                    "clock): ratios only." % m.get("cpus")), ""] + pt
-    out += ["", "## All points (absolute numbers are %s; compare "
-            "ratios)" % ("emulated guest time: instructions, not what "
-                         "hardware would do" if m.get("ns_per_insn") else
-                         "TCG wall clock: noise +-15% or worse"), ""]
+    if not pt:
+        return []
+    m = res["meta"]
+    p = m.get("parallel") or {}
+    return ["", "### Parallel insert (tc-testing's concurrency shape)",
+            "",
+            "%s `tc -b` processes started at once, each with its own "
+            "batch file of %s flower filters (`dst_ip` /32, `action "
+            "drop`, distinct addresses over all files) into the "
+            "clsact ingress of one device: each process on its own "
+            "prio, or all into prio 1 with distinct handles, as "
+            "tc-testing's concurrency.json does (`xargs -n 1 -P 10 "
+            "tc -b`). Inserts/s = all filters / the time from the "
+            "first start until the slowest process exited. Both "
+            "flowers insert without RTNL (TCF_PROTO_OPS_DOIT_UNLOCKED); "
+            "two vCPUs in wall time: insert_ab.md (make "
+            "bench-insert). %s" % (
+                p.get("processes", "P"),
+                p.get("filters_per_process", "F"),
+                "The guest has ONE vCPU (-icount needs it): the "
+                "processes take turns on it, so parallelism cannot "
+                "make anything faster here; what this shows is the "
+                "cost of the interleaving (lock waits, context "
+                "switches), not scaling over CPUs."
+                if m.get("cpus") == 1 else
+                "The guest has %s vCPUs on a shared host (wall "
+                "clock): ratios only." % m.get("cpus")), ""] + pt
+
+
+def all_points_section(res, stock):
+    """Every point's absolute numbers, ours then stock's."""
+    out = ["", "## All points (absolute numbers are %s; compare "
+           "ratios)" % ("emulated guest time: instructions, not what "
+                        "hardware would do" if res["meta"].get("ns_per_insn")
+                        else "TCG wall clock: noise +-15% or worse"), ""]
     out += abs_table(res)
     if stock:
         out += ["", "Stock kernel:", ""] + abs_table(stock)
+    return out
+
+
+def checks_line(res):
+    """The guest's own checks, with what failed."""
     ch = res["checks"]
-    out += ["", "Checks in the guest: %d passed, %d failed%s." % (
+    return ["", "Checks in the guest: %d passed, %d failed%s." % (
         ch["passed"], ch["failed"],
         (": " + "; ".join(ch["failures"])) if ch["failed"] else "")]
+
+
+def table(res, stock):
+    out = run_description(res)
+    out += classify_table(res)
+    out += ["", "## Acceptance", ""] + verdicts(res)
+    out += masks_section(res, stock)
+    out += ranges_section(res, stock)
+    out += issue_section(res, stock)
+    if stock:
+        out += stock_section(res, stock)
+    out += control_section(res, stock)
+    out += parallel_section(res, stock)
+    out += all_points_section(res, stock)
+    out += checks_line(res)
     return "\n".join(out) + "\n"
 
 

@@ -205,7 +205,7 @@ def divergence_lines(cases, divs):
 
 
 # --- report -------------------------------------------------------------------
-def main():
+def parse_args():
     ap = argparse.ArgumentParser()
     ap.add_argument('--cases', required=True)
     ap.add_argument('--ours', required=True)
@@ -222,58 +222,78 @@ def main():
     ap.add_argument('--min-verdicts', type=int, default=1, metavar='N',
                     help='fail unless at least N verdicts were compared '
                     '(default 1)')
-    a = ap.parse_args()
-    cases, ours, stock = load(a.cases), load(a.ours), load(a.stock)
-    named = [('cases', a.cases, cases), ('ours results', a.ours, ours),
-             ('stock results', a.stock, stock)]
+    return ap.parse_args()
+
+
+def named_inputs(a):
+    """[(what, path, doc)]: cases, ours and stock results, then (with
+    --shrink) the shrink cases and their two results."""
+    named = [('cases', a.cases, load(a.cases)),
+             ('ours results', a.ours, load(a.ours)),
+             ('stock results', a.stock, load(a.stock))]
     if a.shrink:
         base = a.shrink[:-len('.json')]
         named += [(w, p, load(p)) for w, p in (
             ('shrink cases', a.shrink),
             ('ours shrink results', base + '-ours.json'),
             ('stock shrink results', base + '-stock.json'))]
+    return named
+
+
+def refuse_unpaired(a, named):
+    """Exit status 1 after a FAIL line per two files that are not the
+    same (filter, frame) pairs; None when all are."""
     problems = pairing_problems(*named[:3]) + (
         pairing_problems(*named[3:]) if a.shrink else [])
-    if problems:
-        # analyse() would pair other filters and frames by position (or
-        # fail on an index): nothing of such a comparison counts
-        for line in problems:
-            print('difftest: FAIL: ' + line)
-        if a.doc:
-            print('difftest: %s not written' % a.doc)
-        print('0 passed, %d failed' % len(problems))
-        return 1
-    compared, divs = analyse(cases, ours, stock)
-    seed = cases['seed']
-    if a.shrink_out:
-        # a chain 1 (ct) filter's divergence needs its flow before it and
-        # the ct action: the shrinker's lone frames have neither
-        reps = pick_reps([d for d in divs if d['filter'] is None or not
-                          cases['batches'][d['batch']]['filters']
-                          [d['filter']].get('chain')])
-        if reps:
-            doc = shrink_cases(cases, reps, seed)
-            with open(a.shrink_out, 'w') as fp:
-                json.dump(doc, fp)
-            print('difftest: %d divergences, %d to shrink' % (len(divs), len(reps)))
-        else:
-            open(a.shrink_out, 'w').close()
-        if not a.final:
-            return 0
-    shrunk = []
-    if a.shrink:
-        shrunk = shrink_pick(*[doc for _, _, doc in named[3:]])
+    if not problems:
+        return None
+    # analyse() would pair other filters and frames by position (or
+    # fail on an index): nothing of such a comparison counts
+    for line in problems:
+        print('difftest: FAIL: ' + line)
+    if a.doc:
+        print('difftest: %s not written' % a.doc)
+    print('0 passed, %d failed' % len(problems))
+    return 1
+
+
+def write_shrink_candidates(path, cases, divs, seed):
+    """Pass 1: the shrinker's candidates for a few divergences per class
+    to path (an empty file when there is none to shrink)."""
+    # a chain 1 (ct) filter's divergence needs its flow before it and
+    # the ct action: the shrinker's lone frames have neither
+    reps = pick_reps([d for d in divs if d['filter'] is None or not
+                      cases['batches'][d['batch']]['filters']
+                      [d['filter']].get('chain')])
+    if reps:
+        doc = shrink_cases(cases, reps, seed)
+        with open(path, 'w') as fp:
+            json.dump(doc, fp)
+        print('difftest: %d divergences, %d to shrink' % (len(divs),
+                                                          len(reps)))
+    else:
+        open(path, 'w').close()
+
+
+def shrunk_reproducers(a, named, cases, divs):
+    """Pass 2: the smallest diverging filter and frame of each shrunk
+    divergence, with the class analyse() gave it now and the filter and
+    frame themselves."""
+    if not a.shrink:
+        return []
+    shrunk = shrink_pick(*[doc for _, _, doc in named[3:]])
     now = {(d['batch'], d['filter'], d['packet']): d['cls'] for d in divs}
     for r in shrunk:
         r['cls'] = now.get((r['batch'], r['filter'], r['packet']), r['cls'])
         b = cases['batches'][r['batch']]
         r['filter_obj'] = b['filters'][r['filter']]
-        r['packet_obj'] = b['packets'][r['packet']] if r['packet'] is not None else None
+        r['packet_obj'] = (b['packets'][r['packet']]
+                           if r['packet'] is not None else None)
+    return shrunk
 
-    # print every divergence with its class (grouped by filter)
-    by_class, lines = divergence_lines(cases, divs)
-    for ln in lines:
-        print(ln)
+
+def tdc_reproducers(shrunk, seed):
+    """The reproducers as tdc cases whose ids no corpus case has."""
     tdc = [tdc_case(r, seed) for r in shrunk]
     # ids must stay unique over the corpus: rehash on a collision
     used = corpus_ids()
@@ -281,29 +301,42 @@ def main():
         while case['id'] in used:
             case['id'] = hashlib.sha1(case['id'].encode()).hexdigest()[:4]
         used.add(case['id'])
-    if a.tdc_out:
-        with open(a.tdc_out, 'w') as fp:
-            json.dump(tdc, fp, indent=4)
+    return tdc
+
+
+def print_reproducers(shrunk, tdc):
     for r, case in zip(shrunk, tdc):
         print('reproducer [%s] (shrunk from batch %d filter %d%s):' % (
             class_title(r['cls'] or 'UNEXPLAINED'), r['batch'], r['filter'],
             '' if r['packet'] is None else ' frame %d' % r['packet']))
         print(json.dumps(case, indent=4))
-    # an open bug of ours fails the run as an unexplained divergence does
-    # (named, not excused)
-    failed = by_class.get('UNEXPLAINED', 0) + \
-        sum(n for c, n in by_class.items() if c in OURS_BUGS)
-    nv = {v: sum(len(b['packets']) * len(b['filters']) for b in cases['batches'])
-          for v in ('ours', 'stock')}
-    print('difftest: seed %s: %d filters, %d frames, %d (filter, frame) pairs '
-          'per kernel; %d verdicts compared (both kernels accepted the filter)'
-          % (seed, sum(len(b['filters']) for b in cases['batches']),
-             sum(len(b['packets']) for b in cases['batches']), nv['ours'], compared))
+
+
+def verdicts_per_kernel(cases):
+    """{kernel: its (filter, frame) pairs}, the same for both."""
+    pairs = sum(len(b['packets']) * len(b['filters'])
+                for b in cases['batches'])
+    return {v: pairs for v in ('ours', 'stock')}
+
+
+def print_run_lines(cases, ours, stock, compared, nv):
+    """What was compared and how long each kernel took."""
+    print('difftest: seed %s: %d filters, %d frames, %d (filter, frame) '
+          'pairs per kernel; %d verdicts compared (both kernels accepted '
+          'the filter)'
+          % (cases['seed'], sum(len(b['filters']) for b in cases['batches']),
+             sum(len(b['packets']) for b in cases['batches']), nv['ours'],
+             compared))
     for v, doc in (('ours', ours), ('stock', stock)):
         ts = sum(b['t_send'] for b in doc['batches'])
-        print('difftest: %s (%s): runner %.1f s, send+read %.1f s = %.3f s per '
-              '1,000 verdicts' % (v, doc['kernel'], doc['seconds'], ts,
-                                  1000 * doc['seconds'] / max(1, nv[v])))
+        print('difftest: %s (%s): runner %.1f s, send+read %.1f s = %.3f s '
+              'per 1,000 verdicts' % (v, doc['kernel'], doc['seconds'], ts,
+                                      1000 * doc['seconds'] / max(1, nv[v])))
+
+
+def print_coverage_lines(cases, ours, stock):
+    """The counts of checks.py: tunnels, conntrack, keys, leniency and
+    dumps."""
     tn, tv, tm, tr = tunnel_counts(cases, ours, stock)
     print('difftest: tunnel devices: %d filters, %d verdicts compared (%d '
           'matches on both kernels); frames decapsulated to them: ours %d, '
@@ -323,8 +356,32 @@ def main():
           'stock %d, by ours %d, %d of them with the warning its model '
           'gives; dumps compared: %d filters (%d lenient)'
           % (ln, lst, lou, lw, dn, dl))
+
+
+def final_pass(a, named, compared, divs):
+    """Pass 2: print the divergences, reproducers and counts, write
+    --tdc-out and --doc; the exit status."""
+    cases, ours, stock = (doc for _, _, doc in named[:3])
+    shrunk = shrunk_reproducers(a, named, cases, divs)
+    # print every divergence with its class (grouped by filter)
+    by_class, lines = divergence_lines(cases, divs)
+    for ln in lines:
+        print(ln)
+    tdc = tdc_reproducers(shrunk, cases['seed'])
+    if a.tdc_out:
+        with open(a.tdc_out, 'w') as fp:
+            json.dump(tdc, fp, indent=4)
+    print_reproducers(shrunk, tdc)
+    # an open bug of ours fails the run as an unexplained divergence does
+    # (named, not excused)
+    failed = by_class.get('UNEXPLAINED', 0) + \
+        sum(n for c, n in by_class.items() if c in OURS_BUGS)
+    nv = verdicts_per_kernel(cases)
+    print_run_lines(cases, ours, stock, compared, nv)
+    print_coverage_lines(cases, ours, stock)
     print('difftest: divergences by class: ' + (', '.join(
-        '%s %d' % (class_title(c), n) for c, n in sorted(by_class.items())) or 'none'))
+        '%s %d' % (class_title(c), n)
+        for c, n in sorted(by_class.items())) or 'none'))
     problems = run_problems(ours, stock, compared, a.min_verdicts,
                             cases if a.cover else None)
     if a.doc and not problems:
@@ -339,6 +396,21 @@ def main():
         return 1
     print('%d passed, %d failed' % (compared - failed, failed))
     return 1 if failed else 0
+
+
+def main():
+    a = parse_args()
+    named = named_inputs(a)
+    refused = refuse_unpaired(a, named)
+    if refused is not None:
+        return refused
+    cases, ours, stock = (doc for _, _, doc in named[:3])
+    compared, divs = analyse(cases, ours, stock)
+    if a.shrink_out:
+        write_shrink_candidates(a.shrink_out, cases, divs, cases['seed'])
+        if not a.final:
+            return 0
+    return final_pass(a, named, compared, divs)
 
 
 if __name__ == '__main__':

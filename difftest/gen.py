@@ -132,145 +132,208 @@ def hash_probe():
                 keys=[['hash', 0, 0xffffffff]], indev=None, probe='hash')
 
 
-def gen_batch(rng, nfilters, index0=0, cover=False):
-    """nfilters filters (twins not counted): solo ones in a prio each,
-    and groups in one prio each (GROUP_START, GROUP_SIZES).  cover: then
-    one more filter (a prio of its own) for each key no filter ours takes
-    has, so that every key of keys.py is matched in the batch."""
-    filters, packets, prios, handles, groups = [], [], [], [], []
-    made = 0
+class BatchBuilder:
+    """A batch being built: filter i goes in with prio prios[i] and
+    handle handles[i]; groups[g] lists group g's filter indexes."""
 
-    def add_solo(f):
+    def __init__(self):
+        self.filters, self.packets = [], []
+        self.prios, self.handles, self.groups = [], [], []
+
+    def add(self, f, prio, handle=1):
+        self.filters.append(f)
+        self.prios.append(prio)
+        self.handles.append(handle)
+
+    def next_solo_prio(self):
+        """The prio after the last filter's (chain 0 filters only come
+        before the chain 1 ones)."""
+        return (self.prios[-1] if self.prios else 0) + 1
+
+    def next_prio(self, chain):
+        """The prio after the largest one of chain."""
+        return 1 + max([p for p, f in zip(self.prios, self.filters)
+                        if f.get('chain', 0) == chain], default=0)
+
+    def add_solo(self, f):
         """f in a prio of its own, and its twin: the same filter without
         its zero-mask address keys, or tunnel address keys, and without
         IPv4 tunnel keys beside IPv6 ones (the known stock bugs are
         recognised by comparing with it)."""
-        filters.append(f)
-        prios.append((prios[-1] if prios else 0) + 1)
-        handles.append(1)
+        self.add(f, self.next_solo_prio())
         zk = zero_masked(f, K.ZERO_MASK_ADDR_KEYS + K.ZERO_MASK_ENC_KEYS)
         if enc_families(f):
             zk += [kk for kk in f['keys'] if kk[0].startswith('enc_ipv4')
                    and kk not in zk]
         if zk:
             tw = dict(f, keys=[kk for kk in f['keys'] if kk not in zk],
-                      twin_of=len(filters) - 1)
-            filters.append(tw)
-            prios.append(prios[-1] + 1)
-            handles.append(1)
+                      twin_of=len(self.filters) - 1)
+            self.add(tw, self.prios[-1] + 1)
+
+    def add_group(self, members):
+        """members in one prio, handles 1.. in list order."""
+        prio = self.next_solo_prio()
+        self.groups.append(list(range(len(self.filters),
+                                      len(self.filters) + len(members))))
+        for h, g in enumerate(members, start=1):
+            g['group'] = len(self.groups) - 1
+            self.add(g, prio, h)
+
+    def frame(self, owner, kind, spec):
+        self.packets.append(dict(owner=owner, kind=kind, spec=spec))
+
+
+def add_random_filters(rng, b, nfilters):
+    """nfilters filters (twins not counted): groups (GROUP_START,
+    GROUP_SIZES) and solo ones (tunnel, lenient or plain)."""
+    made = 0
     while made < nfilters:
         size = wchoice(rng, GROUP_SIZES)
         members = gen_group(rng, min(size, nfilters - made)) \
             if rng.random() < GROUP_START and nfilters - made >= 2 else []
         if len(members) >= 2:
-            prio = (prios[-1] if prios else 0) + 1
-            groups.append(list(range(len(filters),
-                                     len(filters) + len(members))))
-            for h, g in enumerate(members, start=1):
-                g['group'] = len(groups) - 1
-                filters.append(g)
-                prios.append(prio)
-                handles.append(h)
+            b.add_group(members)
             made += len(members)
             continue
         x = rng.random()
         f = gen_tunnel_filter(rng) if x < TUNNEL_SHARE else \
             gen_lenient(rng) if x < TUNNEL_SHARE + LENIENT_SHARE else \
             gen_filter(rng)
-        add_solo(f)
+        b.add_solo(f)
         made += 1
-    # one lenient filter of each kind (docs/leniency.md's rows)
-    for kind in LENIENT_KINDS:
-        add_solo(gen_lenient(rng, kind))
-    # the hash probe: every frame that reaches tc has hash 0 (keys.py),
-    # so it counts each of them on stock (checks.py: hash_problems())
-    filters.append(hash_probe())
-    prios.append(prios[-1] + 1 if prios else 1)
-    handles.append(1)
-    # the conntrack flows and chain 1's filters (prios of their own there)
-    act = ct_action(rng)
-    flows = ct_flows(rng, act)
 
-    def next_prio(chain):
-        return 1 + max([p for p, f in zip(prios, filters)
-                        if f.get('chain', 0) == chain], default=0)
+
+def add_ct_filters(rng, b, flows):
+    """Chain 1's filters, behind the ct action (prios of their own
+    there)."""
     for _ in range(CT_FILTERS):
-        prios.append(next_prio(1))
-        filters.append(gen_ct_filter(rng, flows))
-        handles.append(1)
-    have = covered(filters) if cover else {k['name'] for k in K.KEYS}
+        prio = b.next_prio(1)
+        b.add(gen_ct_filter(rng, flows), prio)
+
+
+def add_cover_filters(rng, b, flows, cover):
+    """cover: a filter (in a prio of its own) for each key of keys.py no
+    filter ours takes has."""
+    have = covered(b.filters) if cover else {k['name'] for k in K.KEYS}
     for k in K.KEYS:
         if k['name'] not in have:
             f = gen_ct_filter_with(rng, flows, k['name']) if k['ct'] \
                 else gen_filter_with(rng, k['name'])
             f['cover'] = k['name']
-            prios.append(next_prio(f.get('chain', 0)))
-            filters.append(f)
-            handles.append(1)
-    for fi, f in enumerate(filters):
-        if 'twin_of' in f or f.get('chain') or f.get('probe'):
-            continue     # a twin's frames are its filter's; ct: the flows
-        s = base_spec(rng, frame_view(f))
-        if f.get('dev'):
-            s['tun'] = rand_tun(rng, f['dev'], f['tun_v'])
-        apply_keys(rng, s, f)
-        packets.append(dict(owner=fi, kind='match', spec=s))
-        for kind, t in near_misses(rng, s, f):
-            packets.append(dict(owner=fi, kind=kind, spec=t))
-        older = [gi for gi in groups[f['group']] if gi < fi] \
-            if 'group' in f else []
-        if older and f.get('range_group'):
-            # a range group: the older filter (its mask, or its place in
-            # the walk of one mask) is tried first, its range holding the
-            # frame's port too
-            t = None
-            for oi in rng.sample(older, len(older)):
-                t = t or joint_frame(rng, s, f, filters[oi])
-            if t:
-                packets.append(dict(owner=fi, kind='group:older', spec=t))
-        elif older:
-            # a frame for this member and an older one of its prio: the
-            # older mask is tried first, its filter counts it
-            t = P.clone(s)
-            apply_keys(rng, t, filters[rng.choice(older)])
-            apply_keys(rng, t, f)
-            packets.append(dict(owner=fi, kind='group:older', spec=t))
-        # a range's bounds: min, max, min-1, max+1 (a range group's
-        # members more of them: the overlaps are there)
-        for kind, t in range_bounds(rng, s, f, 3 if 'group' in f else 2):
-            packets.append(dict(owner=fi, kind=kind, spec=t))
-        for _ in range(1 if older else 2):
-            kind, t = mutate(rng, s)
-            packets.append(dict(owner=fi, kind=kind, spec=t))
+            b.add(f, b.next_prio(f.get('chain', 0)))
+
+
+def add_older_member_frame(rng, b, fi, f, s, older):
+    """A frame for group member f and an older member of its prio."""
+    if f.get('range_group'):
+        # a range group: the older filter (its mask, or its place in
+        # the walk of one mask) is tried first, its range holding the
+        # frame's port too
+        t = None
+        for oi in rng.sample(older, len(older)):
+            t = t or joint_frame(rng, s, f, b.filters[oi])
+        if t:
+            b.frame(fi, 'group:older', t)
+    else:
+        # a frame for this member and an older one of its prio: the
+        # older mask is tried first, its filter counts it
+        t = P.clone(s)
+        apply_keys(rng, t, b.filters[rng.choice(older)])
+        apply_keys(rng, t, f)
+        b.frame(fi, 'group:older', t)
+
+
+def add_filter_frames(rng, b, fi, f):
+    """Filter fi's frames: the one that matches it, near misses, one with
+    an older member of its group, range bounds and mutations."""
+    s = base_spec(rng, frame_view(f))
+    if f.get('dev'):
+        s['tun'] = rand_tun(rng, f['dev'], f['tun_v'])
+    apply_keys(rng, s, f)
+    b.frame(fi, 'match', s)
+    for kind, t in near_misses(rng, s, f):
+        b.frame(fi, kind, t)
+    older = [gi for gi in b.groups[f['group']] if gi < fi] \
+        if 'group' in f else []
+    if older:
+        add_older_member_frame(rng, b, fi, f, s, older)
+    # a range's bounds: min, max, min-1, max+1 (a range group's
+    # members more of them: the overlaps are there)
+    for kind, t in range_bounds(rng, s, f, 3 if 'group' in f else 2):
+        b.frame(fi, kind, t)
+    for _ in range(1 if older else 2):
+        kind, t = mutate(rng, s)
+        b.frame(fi, kind, t)
+
+
+def add_adversarial_frames(rng, b, nfilters):
+    """Frames of no filter: mutated random ones, and (for every tunnel
+    filter) mutated random ones through a tunnel."""
     for _ in range(max(2, nfilters // 4)):
         kind, t = mutate(rng, random_spec(rng))
-        packets.append(dict(owner=None, kind='adv:' + kind[4:], spec=t))
+        b.frame(None, 'adv:' + kind[4:], t)
     for _ in range(max(1, nfilters // 20)):     # for every tunnel filter
         t = random_spec(rng)
         kind = rng.choice(sorted(TUN_DEVS))
         t['tun'] = rand_tun(rng, kind, rng.choice([4, 6]))
         kind, t = mutate(rng, t)
-        packets.append(dict(owner=None, kind='adv:tunnel:' + kind[4:], spec=t))
-    packets += [dict(owner=None, kind=kind, spec=t, ct=True)
-                for kind, t in flows]
-    for fi, f in enumerate(filters):
+        b.frame(None, 'adv:tunnel:' + kind[4:], t)
+
+
+def encode_filters(b):
+    """Each filter's TCA_OPTIONS, description and its model's answer."""
+    for fi, f in enumerate(b.filters):
         f['attrs'] = encode_filter(f)
         f['desc'] = describe(f)
         p = predict(f)
         f['refusal'] = p['refusal']
         f['warnings'] = p['warnings']
         if 'group' in f:
-            g = groups[f['group']]
+            g = b.groups[f['group']]
             f['desc'] += ' [prio %d: mask %d of %d]' % (
-                prios[fi], g.index(fi) + 1, len(g))
+                b.prios[fi], g.index(fi) + 1, len(g))
+
+
+def build_frames(packets):
+    """Each frame's bytes (hex; padded to an Ethernet header, cut at
+    1514) and the tunnel it reaches."""
     for p in packets:
         p['tunnel'] = tunnel_reach(p['spec'])
-        b = P.build(p['spec'])
-        if len(b) < 14:
-            b = b + bytes(14 - len(b))
-        p['hex'] = b[:1514].hex()
-    return dict(filters=filters, packets=packets, prio=prios,
-                handle=handles, groups=groups,
+        raw = P.build(p['spec'])
+        if len(raw) < 14:
+            raw = raw + bytes(14 - len(raw))
+        p['hex'] = raw[:1514].hex()
+
+
+def gen_batch(rng, nfilters, index0=0, cover=False):
+    """nfilters filters (twins not counted): solo ones in a prio each,
+    and groups in one prio each (GROUP_START, GROUP_SIZES).  cover: then
+    one more filter (a prio of its own) for each key no filter ours takes
+    has, so that every key of keys.py is matched in the batch."""
+    b = BatchBuilder()
+    add_random_filters(rng, b, nfilters)
+    # one lenient filter of each kind (docs/leniency.md's rows)
+    for kind in LENIENT_KINDS:
+        b.add_solo(gen_lenient(rng, kind))
+    # the hash probe: every frame that reaches tc has hash 0 (keys.py),
+    # so it counts each of them on stock (checks.py: hash_problems())
+    b.add(hash_probe(), b.next_solo_prio())
+    # the conntrack flows and chain 1's filters (prios of their own there)
+    act = ct_action(rng)
+    flows = ct_flows(rng, act)
+    add_ct_filters(rng, b, flows)
+    add_cover_filters(rng, b, flows, cover)
+    for fi, f in enumerate(b.filters):
+        if 'twin_of' in f or f.get('chain') or f.get('probe'):
+            continue     # a twin's frames are its filter's; ct: the flows
+        add_filter_frames(rng, b, fi, f)
+    add_adversarial_frames(rng, b, nfilters)
+    b.packets += [dict(owner=None, kind=kind, spec=t, ct=True)
+                  for kind, t in flows]
+    encode_filters(b)
+    build_frames(b.packets)
+    return dict(filters=b.filters, packets=b.packets, prio=b.prios,
+                handle=b.handles, groups=b.groups,
                 ct=dict(act, mac=P.mac(CT_MAC), mac_noct=P.mac(NOCT_MAC)))
 
 

@@ -106,58 +106,51 @@ def unknown_type(t):
     return t <= 0 or t > uapi.MAX
 
 
-def predict(f):
-    """Ours' answer to filter f: dict(refusal=[errno, extack, None] or
-    None, warnings=[the warnings it gives, in its order, when it accepts],
-    applied=[the keys it keeps: their need met]).  Netlink carries one
-    message, the first warning."""
-    kv = {name: (v, m) for name, v, m in f['keys']}
-    nv = kv['num_of_vlans'][0] if 'num_of_vlans' in kv else 0
-    st = dict(n_proto=None, ip_proto=None, tag0=False, tag1=False,
-              pppoe=False, v4addrs=False, enc6addrs=False)
-    warns, applied = [], set()
-    out = dict(refusal=None, warnings=warns, applied=applied)
+class Prediction:
+    """Ours' fl_change() on filter f, step by step: the state its parse
+    keeps (st: the protocol, ip_proto, tags, address families), the
+    warnings given and the keys kept so far (out).  Each step (in
+    fl_change()'s order, PREDICT_STEPS) returns (errno, extack) when ours
+    refuses f there, else None."""
 
-    def warn(msg):
-        if msg not in warns:
-            warns.append(msg)
+    def __init__(self, f):
+        self.f = f
+        self.kv = kv = {name: (v, m) for name, v, m in f['keys']}
+        self.nv = kv['num_of_vlans'][0] if 'num_of_vlans' in kv else 0
+        self.st = dict(n_proto=None, ip_proto=None, tag0=False, tag1=False,
+                       pppoe=False, v4addrs=False, enc6addrs=False)
+        self.warns, self.applied = [], set()
+        self.out = dict(refusal=None, warnings=self.warns,
+                        applied=self.applied)
+        # the attribute types of a lenient request's 'extra' (set by
+        # set_ip_flags(), where ours first looks at them)
+        self.extra = None
 
-    def refuse(err, msg):
-        out['refusal'] = [err, msg, None]
-        return out
+    def warn(self, msg):
+        if msg not in self.warns:
+            self.warns.append(msg)
 
-    # fl_warn_lax_attrs(): the liberal parse's attributes, in order
-    for t, h in encoded_attrs(f):
-        if unknown_type(t):
-            warn(W['unknown_attr'])
-            continue
-        if t == IN_HW_COUNT:
-            # only dumped: no policy, any length
-            warn(W['in_hw_count'])
-            continue
-        ln = uapi.BY_NUMBER[t].length
-        if ln and len(h) // 2 > ln and not fixed_max(t):
-            warn(W['attr_long'])
+    def is_tag(self, et, before):       # fl_is_tag()
+        return et in VLANS or self.nv > before
 
-    def is_tag(et, before):         # fl_is_tag()
-        return et in VLANS or nv > before
-
-    def inner(et):                  # fl_set_key_inner()
+    def inner(self, et):                # fl_set_key_inner()
         if et == 'ppp_ses':
-            st['pppoe'] = True
-            if 'ppp_proto' in kv:
-                st['n_proto'] = PPP_CARRIED.get(kv['ppp_proto'][0])
+            self.st['pppoe'] = True
+            if 'ppp_proto' in self.kv:
+                self.st['n_proto'] = PPP_CARRIED.get(self.kv['ppp_proto'][0])
         else:
-            st['n_proto'] = et
+            self.st['n_proto'] = et
 
-    def tag(pre):                   # fl_set_key_tag(): values masked
+    def tag(self, pre):                 # fl_set_key_tag(): values masked
+        kv = self.kv
         for suffix, top, msg in TAG_RANGES:
             if pre + suffix in kv and kv[pre + suffix][0] > top:
-                warn(msg)
-        applied.update(pre + s for s, _t, _m in TAG_RANGES
-                       if pre + s in kv)
+                self.warn(msg)
+        self.applied.update(pre + s for s, _t, _m in TAG_RANGES
+                            if pre + s in kv)
 
-    def met(need):                  # fl_need_met()
+    def met(self, need):                # fl_need_met()
+        st = self.st
         np, ipp = st['n_proto'], st['ip_proto']
         return {'any': True, 'ip': np in ('ip', 'ipv6'),
                 'v4addrs': st['v4addrs'], 'noipv4': not st['v4addrs'],
@@ -172,107 +165,179 @@ def predict(f):
                 'vlan': st['tag0'], 'cvlan': st['tag1'],
                 'ppp': st['pppoe']}[need]
 
-    # fl_set_key_eth_type(), fl_set_key_vlans()
-    et = eth_type(f)
-    if et is not None and tc_proto(f) != 'all' and \
-            K.PROTOS[et] != K.PROTOS[tc_proto(f)]:
-        warn(W['eth_type'])
-    if is_tag(et, 0):
-        tag('vlan')
-        st['tag0'] = True
-        if not is_tag(f['vlan_eth'], 1):
-            if f['vlan_eth']:
-                inner(f['vlan_eth'])
-        else:
-            tag('cvlan')
-            st['tag1'] = True
-            if f['cvlan_eth']:
-                inner(f['cvlan_eth'])
-    elif et is not None:
-        inner(et)
-    if st['pppoe'] and 'ppp_proto' in kv:
-        applied.add('ppp_proto')
-    # fl_set_key_ip_flags(): any protocol
-    extra = {t for t, _h in f.get('extra', ())}
-    if 'ip_flags' in kv:
-        v, m = kv['ip_flags']
-        if m is None:
-            return refuse(EINVAL, 'Missing flags mask')
-        if (v | m) & ~IP_FLAGS_KNOWN:
-            warn(W['ip_flags'])
-        applied.add('ip_flags')
-    elif K.A['KEY_FLAGS_MASK'] in extra:
-        warn(W['mask_without_key'])
-    # fl_set_key_mpls()
-    if any(n in kv for n in MPLS_KEYS) or MPLS_OPTS in extra:
-        if not met('mpls'):
-            warn(NEED_MSG['mpls'])
-        else:
-            for name, top, msg in MPLS_RANGES:
-                if name in kv and kv[name][0] & ~top:
-                    return refuse(EINVAL, msg)
-            applied.update(n for n in MPLS_KEYS if n in kv)
-    # fl_set_key_enc_opts(): a mask without its options
-    if K.A['KEY_ENC_OPTS_MASK'] in extra:
-        warn(W['mask_without_key'])
-    # fl_set_key_enc_control(): with both families the tunnel's is IPv6,
-    # and the IPv4 rows are ignored (their need)
-    st['enc6addrs'] = any(n.startswith('enc_ipv6') for n in kv)
-    # fl_set_key_addr_type(): IPv4 addresses win; an exact ethertype of
-    # another family keeps them, and no packet matches
-    fam = 'ip' if any(n.startswith('ipv4_') for n in kv) else \
-        'ipv6' if any(n.startswith('ipv6_') for n in kv) else None
-    if fam and st['n_proto'] is not None and st['n_proto'] != fam:
-        warn(W['addr_family'])
-    st['v4addrs'] = fam == 'ip'
-    # fl_keys[]: a mask without its key, then a key whose need is unmet
-    present = set(kv)
-    if f['ip_proto'] is not None:
-        present.add('ip_proto')
-    for name in ROWS:
-        k = K.KEY.get(name)
-        if name not in present:
-            if k and k['mask'] and K.A[k['mask']] in extra:
-                warn(W['mask_without_key'])
-            continue
-        need = 'ip' if name == 'ip_proto' else k['need']
-        if not met(need):
-            warn(NEED_MSG[need])
-            continue
-        if name == 'ip_proto':
-            st['ip_proto'] = f['ip_proto']
-        else:
-            applied.add(name)
-    # fl_warn_tags(): tag and PPP keys the protocol left no room for
-    for need, attrs in (('vlan', ('vlan_id', 'vlan_prio', 'vlan_eth')),
-                        ('cvlan', ('cvlan_id', 'cvlan_prio', 'cvlan_eth')),
-                        ('ppp', ('ppp_proto',))):
-        if any(a in kv or f.get(a) for a in attrs) and not met(need):
-            warn(NEED_MSG[need])
-    # fl_warn_tcp_flags(): kept as given
-    if 'tcp_flags' in applied and \
-            full_mask(K.KEY['tcp_flags'], kv['tcp_flags'][1]) & ~0xfff:
-        warn(W['tcp_flags'])
-    # fl_check_port_range() (both bounds of a direction, dst first, then
-    # min < max), on the bounds kept
-    rk = {n for n in applied if K.KEY[n].get('range')}
-    for d in ('dst', 'src'):
-        if (K.RANGE_PAIR[d][0] in rk) != (K.RANGE_PAIR[d][1] in rk):
-            return refuse(EINVAL, RANGE_BOTH_MSG[d])
-    for d in ('dst', 'src'):
-        lo, hi = (kv[n][0] if n in rk else None for n in K.RANGE_PAIR[d])
-        if lo is not None and hi <= lo:
-            return refuse(EINVAL, RANGE_ORDER_MSG[d])
-    # fl_check_ct(): the conntrack options are built in the guest kernel
-    if 'ct_state' in kv:
-        v, m = kv['ct_state']
-        # a bit the uAPI does not define, in the value or the mask
-        if (v | (m or 0)) & ~K.CT_FLAGS:
-            return refuse(EINVAL, 'Unknown ct_state flags')
-        msg = ct_state_error(v & full_mask(K.KEY['ct_state'], m))
-        if msg:
-            return refuse(EINVAL, msg)
-    return out
+    def warn_lax_attrs(self):
+        """fl_warn_lax_attrs(): the liberal parse's attributes, in
+        order."""
+        for t, h in encoded_attrs(self.f):
+            if unknown_type(t):
+                self.warn(W['unknown_attr'])
+                continue
+            if t == IN_HW_COUNT:
+                # only dumped: no policy, any length
+                self.warn(W['in_hw_count'])
+                continue
+            ln = uapi.BY_NUMBER[t].length
+            if ln and len(h) // 2 > ln and not fixed_max(t):
+                self.warn(W['attr_long'])
+
+    def set_eth_type_and_vlans(self):
+        """fl_set_key_eth_type(), fl_set_key_vlans()."""
+        f = self.f
+        et = eth_type(f)
+        if et is not None and tc_proto(f) != 'all' and \
+                K.PROTOS[et] != K.PROTOS[tc_proto(f)]:
+            self.warn(W['eth_type'])
+        if self.is_tag(et, 0):
+            self.tag('vlan')
+            self.st['tag0'] = True
+            if not self.is_tag(f['vlan_eth'], 1):
+                if f['vlan_eth']:
+                    self.inner(f['vlan_eth'])
+            else:
+                self.tag('cvlan')
+                self.st['tag1'] = True
+                if f['cvlan_eth']:
+                    self.inner(f['cvlan_eth'])
+        elif et is not None:
+            self.inner(et)
+        if self.st['pppoe'] and 'ppp_proto' in self.kv:
+            self.applied.add('ppp_proto')
+
+    def set_ip_flags(self):
+        """fl_set_key_ip_flags(): any protocol."""
+        self.extra = {t for t, _h in self.f.get('extra', ())}
+        if 'ip_flags' in self.kv:
+            v, m = self.kv['ip_flags']
+            if m is None:
+                return EINVAL, 'Missing flags mask'
+            if (v | m) & ~IP_FLAGS_KNOWN:
+                self.warn(W['ip_flags'])
+            self.applied.add('ip_flags')
+        elif K.A['KEY_FLAGS_MASK'] in self.extra:
+            self.warn(W['mask_without_key'])
+        return None
+
+    def set_mpls(self):
+        """fl_set_key_mpls(): values wider than their field refused."""
+        kv = self.kv
+        if any(n in kv for n in MPLS_KEYS) or MPLS_OPTS in self.extra:
+            if not self.met('mpls'):
+                self.warn(NEED_MSG['mpls'])
+            else:
+                for name, top, msg in MPLS_RANGES:
+                    if name in kv and kv[name][0] & ~top:
+                        return EINVAL, msg
+                self.applied.update(n for n in MPLS_KEYS if n in kv)
+        return None
+
+    def set_enc(self):
+        """fl_set_key_enc_opts(): a mask without its options;
+        fl_set_key_enc_control(): with both families the tunnel's is
+        IPv6, and the IPv4 rows are ignored (their need)."""
+        if K.A['KEY_ENC_OPTS_MASK'] in self.extra:
+            self.warn(W['mask_without_key'])
+        self.st['enc6addrs'] = any(n.startswith('enc_ipv6') for n in self.kv)
+
+    def set_addr_type(self):
+        """fl_set_key_addr_type(): IPv4 addresses win; an exact ethertype
+        of another family keeps them, and no packet matches."""
+        kv = self.kv
+        fam = 'ip' if any(n.startswith('ipv4_') for n in kv) else \
+            'ipv6' if any(n.startswith('ipv6_') for n in kv) else None
+        if fam and self.st['n_proto'] is not None and \
+                self.st['n_proto'] != fam:
+            self.warn(W['addr_family'])
+        self.st['v4addrs'] = fam == 'ip'
+
+    def set_key_rows(self):
+        """fl_keys[]: a mask without its key, then a key whose need is
+        unmet."""
+        present = set(self.kv)
+        if self.f['ip_proto'] is not None:
+            present.add('ip_proto')
+        for name in ROWS:
+            k = K.KEY.get(name)
+            if name not in present:
+                if k and k['mask'] and K.A[k['mask']] in self.extra:
+                    self.warn(W['mask_without_key'])
+                continue
+            need = 'ip' if name == 'ip_proto' else k['need']
+            if not self.met(need):
+                self.warn(NEED_MSG[need])
+                continue
+            if name == 'ip_proto':
+                self.st['ip_proto'] = self.f['ip_proto']
+            else:
+                self.applied.add(name)
+
+    def warn_tags(self):
+        """fl_warn_tags(): tag and PPP keys the protocol left no room
+        for."""
+        for need, attrs in (('vlan', ('vlan_id', 'vlan_prio', 'vlan_eth')),
+                            ('cvlan', ('cvlan_id', 'cvlan_prio',
+                                       'cvlan_eth')),
+                            ('ppp', ('ppp_proto',))):
+            if any(a in self.kv or self.f.get(a) for a in attrs) and \
+                    not self.met(need):
+                self.warn(NEED_MSG[need])
+
+    def warn_tcp_flags(self):
+        """fl_warn_tcp_flags(): kept as given."""
+        if 'tcp_flags' in self.applied and \
+                full_mask(K.KEY['tcp_flags'], self.kv['tcp_flags'][1]) & \
+                ~0xfff:
+            self.warn(W['tcp_flags'])
+
+    def check_port_ranges(self):
+        """fl_check_port_range() (both bounds of a direction, dst first,
+        then min < max), on the bounds kept."""
+        rk = {n for n in self.applied if K.KEY[n].get('range')}
+        for d in ('dst', 'src'):
+            if (K.RANGE_PAIR[d][0] in rk) != (K.RANGE_PAIR[d][1] in rk):
+                return EINVAL, RANGE_BOTH_MSG[d]
+        for d in ('dst', 'src'):
+            lo, hi = (self.kv[n][0] if n in rk else None
+                      for n in K.RANGE_PAIR[d])
+            if lo is not None and hi <= lo:
+                return EINVAL, RANGE_ORDER_MSG[d]
+        return None
+
+    def check_ct(self):
+        """fl_check_ct(): the conntrack options are built in the guest
+        kernel."""
+        if 'ct_state' in self.kv:
+            v, m = self.kv['ct_state']
+            # a bit the uAPI does not define, in the value or the mask
+            if (v | (m or 0)) & ~K.CT_FLAGS:
+                return EINVAL, 'Unknown ct_state flags'
+            msg = ct_state_error(v & full_mask(K.KEY['ct_state'], m))
+            if msg:
+                return EINVAL, msg
+        return None
+
+
+# Prediction's steps in the order ours' fl_change() takes them: the
+# first refusal ends it
+PREDICT_STEPS = (Prediction.warn_lax_attrs, Prediction.set_eth_type_and_vlans,
+                 Prediction.set_ip_flags, Prediction.set_mpls,
+                 Prediction.set_enc, Prediction.set_addr_type,
+                 Prediction.set_key_rows, Prediction.warn_tags,
+                 Prediction.warn_tcp_flags, Prediction.check_port_ranges,
+                 Prediction.check_ct)
+
+
+def predict(f):
+    """Ours' answer to filter f: dict(refusal=[errno, extack, None] or
+    None, warnings=[the warnings it gives, in its order, when it accepts],
+    applied=[the keys it keeps: their need met]).  Netlink carries one
+    message, the first warning."""
+    p = Prediction(f)
+    for step in PREDICT_STEPS:
+        refusal = step(p)
+        if refusal:
+            p.out['refusal'] = [refusal[0], refusal[1], None]
+            break
+    return p.out
 
 
 def fixed_max(t):

@@ -257,158 +257,240 @@ class Rig:
         return out
 
 
-def run_batch(rig, batch, k, log):
-    filters, packets = batch['filters'], batch['packets']
-    prios = batch.get('prio') or [i + 1 for i in range(len(filters))]
-    handles = batch.get('handle') or [1] * len(filters)
-    rig.reset(batch.get('hook', 'ingress'))
-    t0 = time.time()
-    base = rig.next_index
-    res = []
-    for i, f in enumerate(filters):
-        opts = b''.join(nla(t, bytes.fromhex(h)) for t, h in f['attrs'])
-        opts += nest(TCA_FLOWER_ACT, gact(base + i))
-        # the filter's protocol: its eth_type's, unless a lenient request
-        # gives another (model.tc_proto())
-        err, msg = rig.add_filter(prios[i], PROTOS[f.get('tc_proto') or
-                                                   f['proto']], 'flower', opts,
-                                  handles[i], dev=f.get('dev'),
-                                  chain=f.get('chain', 0))
-        res.append(dict(err=err, msg=msg, bits=[]))
-    # a guard on the hook, and one on each tunnel device the batch uses,
-    # and one in chain 1 (the ct filters' chain): 'ct'
-    devs = sorted({f['dev'] for f in filters if f.get('dev')})
-    ct = batch.get('ct')
-    guards = {d: base + len(filters) + n for n, d in enumerate(
-        [None] + devs + (['ct'] if ct else []))}
-    where = lambda f: 'ct' if f.get('chain') else f.get('dev')  # noqa: E731
-    for d, g in guards.items():
-        last = max([p for p, f in zip(prios, filters)
-                    if bool(f.get('chain')) == (d == 'ct')], default=0)
-        err, msg = rig.add_filter(last + 1, ETH_P_ALL, 'matchall',
-                                  nest(TCA_MATCHALL_ACT, gact(g)),
-                                  dev=None if d == 'ct' else d,
-                                  chain=1 if d == 'ct' else 0)
-        if err:
-            raise RuntimeError('guard matchall %s: %s %s' % (d, err, msg))
-    if ct:
-        rig.ct_trigger(batch.get('hook', 'ingress'), max(
-            [p for p, f in zip(prios, filters) if not f.get('chain')],
-            default=0) + 2, ct)
-    guard = guards[None]
-    rig.next_index = base + len(filters) + len(guards)
-    t_install = time.time() - t0
-    frames = [bytes.fromhex(p['hex']) for p in packets]
-    sent_ok = [True] * len(frames)
-    for j, fr in enumerate(frames):
-        if len(fr) < 14:
-            sent_ok[j] = False
-    verdict = [[0] * len(frames) for _ in filters]
-    reached = [0] * len(frames)
-    # what reached each tunnel device, and chain 1 ('ct')
-    gdevs = devs + (['ct'] if ct else [])
-    reached_tun = {d: [0] * len(frames) for d in gdevs}
+def where(f):
+    """Which guard's frames filter f sees: chain 1's ('ct'), its tunnel
+    device's, or the hook's (None)."""
+    return 'ct' if f.get('chain') else f.get('dev')
 
-    def goes(j, d):             # gen.py's expectation
-        return sent_ok[j] and (bool(packets[j].get('ct')) if d == 'ct'
-                               else packets[j].get('tunnel') == d)
-    mispredicted = 0
-    t0 = time.time()
-    retries = 0
-    prev = rig.counters()
-    # rounds of k frames (retried when something else got in); then the
-    # conntrack flows: each frame once, in order, after a flush (a frame
-    # sent again, or 2^j times, would change its flow's state)
-    rounds_todo = []
-    todo = [j for j in range(len(frames))
-            if sent_ok[j] and not packets[j].get('ct')]
-    while todo:
-        rounds_todo.append((todo[:k], 4))
-        todo = todo[k:]
-    ct_todo = [(j,) for j in range(len(frames))
-               if sent_ok[j] and packets[j].get('ct')]
-    if ct_todo:
-        ct_first = ct_todo[0]
-        rounds_todo += [(g, 1) for g in ct_todo]
-    rounds = 0
-    for group, attempts in rounds_todo:
-        if ct_todo and group is ct_first:
-            rig.ct_flush()
-        for attempt in range(attempts):
-            for bit, j in enumerate(group):
-                for _ in range(1 << bit):
-                    try:
-                        rig.pkt.send(frames[j])
-                    except OSError as e:
-                        log('frame %d: send: %s' % (j, e))
-                        sent_ok[j] = False
-                        break
-            want = sum(1 << bit for bit, j in enumerate(group) if sent_ok[j])
-            twant = {d: sum(1 << bit for bit, j in enumerate(group)
-                            if goes(j, d)) for d in gdevs}
-            for n in range(25):
-                cur = rig.counters()
-                got = cur.get(guard, 0) - prev.get(guard, 0)
-                tgot = {d: cur.get(guards[d], 0) - prev.get(guards[d], 0)
-                        for d in gdevs}
-                if got >= want and (n >= 10 or all(
-                        tgot[d] >= twant[d] for d in gdevs)):
-                    break
-                time.sleep(0.02)
-            # Frames the stack drops before tc (e.g. a truncated VLAN tag
-            # that skb_vlan_untag refuses) never reach the guard: its delta
-            # says which frames were classified.  Every filter's delta must
-            # be a subset of its guard's, a tunnel guard's (chain 1's) of
-            # the hook's, else something else got in: retry.
-            seen = {guards[d]: tgot[d] for d in gdevs}
-            seen[guard] = got
-            ok = not got & ~want and all(
-                not tgot[d] & ~got for d in gdevs) and all(
-                not (cur.get(base + i, 0) - prev.get(base + i, 0)) &
-                ~seen[guards[where(f)]]
-                for i, f in enumerate(filters))
-            if ok:
-                break
-            log('round %d: guard counted %d, want %d: retry' % (rounds, got, want))
-            retries += 1
-            prev = cur
-        else:
-            raise RuntimeError('round %d never settled%s' % (
-                rounds, ' (a conntrack flow frame: not sent again)'
-                if attempts == 1 else ''))
+
+class BatchRun:
+    """One batch on the rig: its filters and guards installed, its
+    frames sent in rounds, which filter counted which frame."""
+
+    def __init__(self, rig, batch, log):
+        self.rig, self.batch, self.log = rig, batch, log
+        self.filters, self.packets = batch['filters'], batch['packets']
+        n = len(self.filters)
+        self.prios = batch.get('prio') or [i + 1 for i in range(n)]
+        self.handles = batch.get('handle') or [1] * n
+        self.hook = batch.get('hook', 'ingress')
+        self.ct = batch.get('ct')
+
+    def install(self):
+        """A clean hook, the batch's filters and the guards."""
+        self.rig.reset(self.hook)
+        t0 = time.time()
+        self.base = self.rig.next_index
+        self.install_filters()
+        self.install_guards()
+        self.t_install = time.time() - t0
+
+    def install_filters(self):
+        """Filter i with action index base + i; res[i] its answer."""
+        self.res = []
+        for i, f in enumerate(self.filters):
+            opts = b''.join(nla(t, bytes.fromhex(h)) for t, h in f['attrs'])
+            opts += nest(TCA_FLOWER_ACT, gact(self.base + i))
+            # the filter's protocol: its eth_type's, unless a lenient
+            # request gives another (model.tc_proto())
+            err, msg = self.rig.add_filter(
+                self.prios[i], PROTOS[f.get('tc_proto') or f['proto']],
+                'flower', opts, self.handles[i], dev=f.get('dev'),
+                chain=f.get('chain', 0))
+            self.res.append(dict(err=err, msg=msg, bits=[]))
+
+    def install_guards(self):
+        """A guard on the hook, one on each tunnel device the batch uses
+        and one in chain 1 (the ct filters' chain): 'ct'; then the ct
+        action that sends frames to chain 1."""
+        filters, prios, base = self.filters, self.prios, self.base
+        self.devs = sorted({f['dev'] for f in filters if f.get('dev')})
+        self.guards = guards = {d: base + len(filters) + n for n, d in
+                                enumerate([None] + self.devs +
+                                          (['ct'] if self.ct else []))}
+        for d, g in guards.items():
+            last = max([p for p, f in zip(prios, filters)
+                        if bool(f.get('chain')) == (d == 'ct')], default=0)
+            err, msg = self.rig.add_filter(last + 1, ETH_P_ALL, 'matchall',
+                                           nest(TCA_MATCHALL_ACT, gact(g)),
+                                           dev=None if d == 'ct' else d,
+                                           chain=1 if d == 'ct' else 0)
+            if err:
+                raise RuntimeError('guard matchall %s: %s %s' % (d, err,
+                                                                 msg))
+        if self.ct:
+            self.rig.ct_trigger(self.hook, max(
+                [p for p, f in zip(prios, filters) if not f.get('chain')],
+                default=0) + 2, self.ct)
+        self.guard = guards[None]
+        self.rig.next_index = base + len(filters) + len(guards)
+
+    def prepare_frames(self):
+        """The frames' bytes (one shorter than an Ethernet header is
+        not sent) and empty verdicts."""
+        self.frames = [bytes.fromhex(p['hex']) for p in self.packets]
+        self.sent_ok = [True] * len(self.frames)
+        for j, fr in enumerate(self.frames):
+            if len(fr) < 14:
+                self.sent_ok[j] = False
+        self.verdict = [[0] * len(self.frames) for _ in self.filters]
+        self.reached = [0] * len(self.frames)
+        # what reached each tunnel device, and chain 1 ('ct')
+        self.gdevs = self.devs + (['ct'] if self.ct else [])
+        self.reached_tun = {d: [0] * len(self.frames) for d in self.gdevs}
+        self.mispredicted = 0
+
+    def goes(self, j, d):               # gen.py's expectation
+        return self.sent_ok[j] and (
+            bool(self.packets[j].get('ct')) if d == 'ct'
+            else self.packets[j].get('tunnel') == d)
+
+    def round_plan(self, k):
+        """[(frames, attempts, flush first)]: rounds of k frames
+        (retried when something else got in); then the conntrack flows:
+        each frame once, in order, after a flush (a frame sent again, or
+        2^j times, would change its flow's state)."""
+        plan = []
+        todo = [j for j in range(len(self.frames))
+                if self.sent_ok[j] and not self.packets[j].get('ct')]
+        while todo:
+            plan.append((todo[:k], 4, False))
+            todo = todo[k:]
+        ct_todo = [(j,) for j in range(len(self.frames))
+                   if self.sent_ok[j] and self.packets[j].get('ct')]
+        plan += [(g, 1, n == 0) for n, g in enumerate(ct_todo)]
+        return plan
+
+    def send_group(self, group):
+        """Frame j of the group 2^j times; one the socket refuses is
+        not sent again."""
         for bit, j in enumerate(group):
-            reached[j] = got >> bit & 1
-            for d in gdevs:
-                reached_tun[d][j] = tgot[d] >> bit & 1
-                mispredicted += d != 'ct' and reached_tun[d][j] != goes(j, d)
-        for i in range(len(filters)):
-            d = cur.get(base + i, 0) - prev.get(base + i, 0)
+            for _ in range(1 << bit):
+                try:
+                    self.rig.pkt.send(self.frames[j])
+                except OSError as e:
+                    self.log('frame %d: send: %s' % (j, e))
+                    self.sent_ok[j] = False
+                    break
+
+    def await_counters(self, want, twant):
+        """(counters, the hook guard's delta, {device: its guard's
+        delta}) once the hook's guard counted want and the tunnel guards
+        theirs (or 0.2 s after the hook's)."""
+        guards, prev = self.guards, self.prev
+        for n in range(25):
+            cur = self.rig.counters()
+            got = cur.get(self.guard, 0) - prev.get(self.guard, 0)
+            tgot = {d: cur.get(guards[d], 0) - prev.get(guards[d], 0)
+                    for d in self.gdevs}
+            if got >= want and (n >= 10 or all(
+                    tgot[d] >= twant[d] for d in self.gdevs)):
+                break
+            time.sleep(0.02)
+        return cur, got, tgot
+
+    def settled(self, cur, got, want, tgot):
+        """Whether the round counted nothing but its own frames."""
+        # Frames the stack drops before tc (e.g. a truncated VLAN tag
+        # that skb_vlan_untag refuses) never reach the guard: its delta
+        # says which frames were classified.  Every filter's delta must
+        # be a subset of its guard's, a tunnel guard's (chain 1's) of
+        # the hook's, else something else got in: retry.
+        guards, prev, base = self.guards, self.prev, self.base
+        seen = {guards[d]: tgot[d] for d in self.gdevs}
+        seen[self.guard] = got
+        return not got & ~want and all(
+            not tgot[d] & ~got for d in self.gdevs) and all(
+            not (cur.get(base + i, 0) - prev.get(base + i, 0)) &
+            ~seen[guards[where(f)]]
+            for i, f in enumerate(self.filters))
+
+    def run_round(self, group, attempts):
+        """Send the group until a round settles (at most attempts
+        times): (counters, guard delta, tunnel guards' deltas)."""
+        for attempt in range(attempts):
+            self.send_group(group)
+            want = sum(1 << bit for bit, j in enumerate(group)
+                       if self.sent_ok[j])
+            twant = {d: sum(1 << bit for bit, j in enumerate(group)
+                            if self.goes(j, d)) for d in self.gdevs}
+            cur, got, tgot = self.await_counters(want, twant)
+            if self.settled(cur, got, want, tgot):
+                return cur, got, tgot
+            self.log('round %d: guard counted %d, want %d: retry' % (
+                self.rounds, got, want))
+            self.retries += 1
+            self.prev = cur
+        raise RuntimeError('round %d never settled%s' % (
+            self.rounds, ' (a conntrack flow frame: not sent again)'
+            if attempts == 1 else ''))
+
+    def record_round(self, group, cur, got, tgot):
+        """Bit j of a delta: frame j of the group reached the guard, or
+        was counted by the filter."""
+        for bit, j in enumerate(group):
+            self.reached[j] = got >> bit & 1
+            for d in self.gdevs:
+                self.reached_tun[d][j] = tgot[d] >> bit & 1
+                self.mispredicted += d != 'ct' and \
+                    self.reached_tun[d][j] != self.goes(j, d)
+        for i in range(len(self.filters)):
+            d = cur.get(self.base + i, 0) - self.prev.get(self.base + i, 0)
             if d:
                 for bit, j in enumerate(group):
                     if d >> bit & 1:
-                        verdict[i][j] = 1
-        prev = cur
-        rounds += 1
-    t_send = time.time() - t0
-    # what each filter holds: its dump (compare.py compares ours' with
-    # stock's)
-    t0 = time.time()
-    dumps = {d: rig.dump_filters(d) for d in [None] + devs}
-    t_dump = time.time() - t0
-    for i, r in enumerate(res):
-        r['bits'] = ''.join(map(str, verdict[i])) if not r['err'] else ''
-        if not r['err']:
-            r['dump'] = dumps[filters[i].get('dev')].get(
-                (filters[i].get('chain', 0), prios[i], handles[i]))
-    return dict(filters=res, sent=[int(x) for x in sent_ok],
-                reached=''.join(map(str, reached)),
-                reached_tunnel={d: ''.join(map(str, r))
-                                for d, r in reached_tun.items() if d != 'ct'},
-                reached_ct=''.join(map(str, reached_tun.get('ct', []))),
-                tunnel_mispredicted=mispredicted,
-                t_install=t_install, t_send=t_send, t_dump=t_dump,
-                rounds=rounds,
-                retries=retries)
+                        self.verdict[i][j] = 1
+        self.prev = cur
+        self.rounds += 1
+
+    def send_all(self, k):
+        t0 = time.time()
+        self.retries = 0
+        self.prev = self.rig.counters()
+        self.rounds = 0
+        for group, attempts, flush in self.round_plan(k):
+            if flush:
+                self.rig.ct_flush()
+            cur, got, tgot = self.run_round(group, attempts)
+            self.record_round(group, cur, got, tgot)
+        self.t_send = time.time() - t0
+
+    def read_dumps(self):
+        """What each filter holds: its dump (compare.py compares ours'
+        with stock's)."""
+        t0 = time.time()
+        self.dumps = {d: self.rig.dump_filters(d) for d in [None] + self.devs}
+        self.t_dump = time.time() - t0
+
+    def result(self):
+        filters = self.filters
+        for i, r in enumerate(self.res):
+            r['bits'] = ''.join(map(str, self.verdict[i])) \
+                if not r['err'] else ''
+            if not r['err']:
+                r['dump'] = self.dumps[filters[i].get('dev')].get(
+                    (filters[i].get('chain', 0), self.prios[i],
+                     self.handles[i]))
+        return dict(filters=self.res, sent=[int(x) for x in self.sent_ok],
+                    reached=''.join(map(str, self.reached)),
+                    reached_tunnel={d: ''.join(map(str, r))
+                                    for d, r in self.reached_tun.items()
+                                    if d != 'ct'},
+                    reached_ct=''.join(map(str,
+                                           self.reached_tun.get('ct', []))),
+                    tunnel_mispredicted=self.mispredicted,
+                    t_install=self.t_install, t_send=self.t_send,
+                    t_dump=self.t_dump, rounds=self.rounds,
+                    retries=self.retries)
+
+
+def run_batch(rig, batch, k, log):
+    run = BatchRun(rig, batch, log)
+    run.install()
+    run.prepare_frames()
+    run.send_all(k)
+    run.read_dumps()
+    return run.result()
 
 
 def main():

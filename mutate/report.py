@@ -92,58 +92,87 @@ def cell(text):
     return '`%s`' % text.replace('|', '\\|') if text else '(empty)'
 
 
-def render(plan, got, other, equivalent, analysis, notes=''):
-    s = summarize(plan, got, equivalent)
+def intro_lines(plan):
+    """How the campaign was run: what was mutated, the oracles."""
+    return [
+        '# Mutation campaign: cls_flower.c',
+        '',
+        'Written by `make mutate-report` (mutate/report.py) from the '
+        'results in',
+        '`build/mutate/results/` (`make mutate`, `make mutate SHARD=K/N`; '
+        'see',
+        '`mutate/README.md`).  Source mutated: `%s` at commit `%s` (never '
+        'the' % (plan['path'], plan['commit']),
+        'work tree).  Each mutant is one text edit, built as an external '
+        'module',
+        'against ours\' kernel and run in the guest through the oracles, '
+        'cheapest',
+        'first: %s; the first failure kills it.  A mutant that does not '
+        'compile is' % ', '.join('`%s`' % o for o in ORACLES),
+        'stillborn (not counted as killed).  A mutant that survives them '
+        'all is',
+        'built once more against the debug kernel, its stack variables',
+        'pattern-filled, and run in its guest through the `debug` oracle '
+        '(`make',
+        'mutate-debug`: a workload with failslab, watched by KASAN, lockdep '
+        'and a',
+        'kmemleak scan, then the packet cases).  Equivalent mutants are '
+        'named,',
+        'with the reason, by hand in `mutate/equivalent.json`.',
+        '']
+
+
+def progress_lines(s, got, other):
+    """How many ran, results left out, the control, cases excluded."""
     ctl = got.get('m0000')
-    w = ['# Mutation campaign: cls_flower.c',
-         '',
-         'Written by `make mutate-report` (mutate/report.py) from the results in',
-         '`build/mutate/results/` (`make mutate`, `make mutate SHARD=K/N`; see',
-         '`mutate/README.md`).  Source mutated: `%s` at commit `%s` (never the'
-         % (plan['path'], plan['commit']),
-         'work tree).  Each mutant is one text edit, built as an external module',
-         'against ours\' kernel and run in the guest through the oracles, cheapest',
-         'first: %s; the first failure kills it.  A mutant that does not compile is'
-         % ', '.join('`%s`' % o for o in ORACLES),
-         'stillborn (not counted as killed).  A mutant that survives them all is',
-         'built once more against the debug kernel, its stack variables',
-         'pattern-filled, and run in its guest through the `debug` oracle (`make',
-         'mutate-debug`: a workload with failslab, watched by KASAN, lockdep and a',
-         'kmemleak scan, then the packet cases).  Equivalent mutants are named,',
-         'with the reason, by hand in `mutate/equivalent.json`.',
-         '']
-    w.append('**%d of the %d planned mutants have run**%s.' % (
+    w = ['**%d of the %d planned mutants have run**%s.' % (
         s['ran'], s['planned'],
-        '' if s['ran'] == s['planned'] else '; the other %d have no result yet'
-        % s['not run']))
+        '' if s['ran'] == s['planned']
+        else '; the other %d have no result yet' % s['not run'])]
     if other:
         w.append('%d result files of another commit were left out.' % other)
-    w.append('Control `m0000` (the unmutated source, same build, same oracles): %s.'
+    w.append('Control `m0000` (the unmutated source, same build, same '
+             'oracles): %s.'
              % ('**%s**%s (oracles run: %s)' % (
-                 ctl['verdict'], ' by ' + ctl['killer'] if ctl.get('killer') else '',
+                 ctl['verdict'],
+                 ' by ' + ctl['killer'] if ctl.get('killer') else '',
                  ', '.join([o['name'] for o in ctl.get('oracles', [])]))
                 if ctl else 'not run'))
     left = sorted({i for r in got.values() for i in r.get('exclude', [])})
     if left:
-        w.append('Cases the packets and corpus oracles left out, because they fail on '
-                 'the unmutated source too (each tests a change made after the '
-                 'commit mutated; `mutate.run.baseline`): %s, in the runs of %d mutants.'
+        w.append('Cases the packets and corpus oracles left out, because '
+                 'they fail on the unmutated source too (each tests a '
+                 'change made after the commit mutated; '
+                 '`mutate.run.baseline`): %s, in the runs of %d mutants.'
                  % (', '.join('`%s`' % i for i in left),
                     sum(1 for r in got.values() if r.get('exclude'))))
-    w += ['', '## Summary', '', '| | mutants |', '|---|---|']
+    return w
+
+
+def summary_section(s):
+    """The counts of summarize(), and the kill rate."""
+    w = ['', '## Summary', '', '| | mutants |', '|---|---|']
     for k in ['planned', 'ran', 'stillborn', 'killed'] + \
              ['killed by ' + o for o in ORACLES + OTHER_KILLERS] + \
              ['survived', 'equivalent', 'partial', 'not run']:
         w.append('| %s | %d |' % (k, s[k]))
     w.append('')
-    w.append('"partial": passed the oracles of a shortened run (`--oracles`), '
-             'not yet the rest; neither killed nor a survivor.')
+    w.append('"partial": passed the oracles of a shortened run '
+             '(`--oracles`), not yet the rest; neither killed nor a '
+             'survivor.')
     w.append('')
     w.append('| | |\n|---|---|')
-    w.append('| kill rate (killed / killed + survived, equivalents and partial out) | %s |' % (
-        '%.1f%% of %d (%d partial not counted)' % (
-            100 * s['kill rate'], s['killed'] + s['survived'], s['partial'])
-        if s['kill rate'] is not None else '-'))
+    w.append('| kill rate (killed / killed + survived, equivalents and '
+             'partial out) | %s |' % (
+                 '%.1f%% of %d (%d partial not counted)' % (
+                     100 * s['kill rate'], s['killed'] + s['survived'],
+                     s['partial'])
+                 if s['kill rate'] is not None else '-'))
+    return w
+
+
+def operator_section(plan, got, equivalent):
+    """Verdicts per mutation operator."""
     by_op = {}
     for m in plan['mutants']:
         r = got.get(m['id'])
@@ -154,67 +183,126 @@ def render(plan, got, other, equivalent, analysis, notes=''):
             v = 'equivalent'
         by_op.setdefault(m['op'], {}).setdefault(v, 0)
         by_op[m['op']][v] += 1
-    cols = ['killed', 'survived', 'equivalent', 'partial', 'stillborn', 'not run']
-    w += ['', '## By operator', '', '| operator | ' + ' | '.join(cols) + ' |',
-          '|---|' + '---|' * len(cols)]
+    cols = ['killed', 'survived', 'equivalent', 'partial', 'stillborn',
+            'not run']
+    w = ['', '## By operator', '', '| operator | ' + ' | '.join(cols) + ' |',
+         '|---|' + '---|' * len(cols)]
     for op in sorted(by_op):
-        w.append('| %s | %s |' % (op, ' | '.join(str(by_op[op].get(c, 0)) for c in cols)))
+        w.append('| %s | %s |' % (op, ' | '.join(str(by_op[op].get(c, 0))
+                                                 for c in cols)))
+    return w
+
+
+def oracle_cost_section(got):
+    """The median guest seconds of each oracle's passing runs ([] when
+    none passed)."""
     secs = {}
     for r in got.values():
         for o in r.get('oracles', []):
             if o.get('ok'):
                 secs.setdefault(o['name'], []).append(o['seconds'])
-    if secs:
-        w += ['', '## Oracle cost (passing runs, seconds in the guest)', '',
-              '| oracle | runs | median |', '|---|---|---|']
-        for o in ORACLES:
-            v = sorted(secs.get(o, []))
-            if v:
-                w.append('| %s | %d | %.0f |' % (o, len(v), v[len(v) // 2]))
-    surv = [m for m in plan['mutants'] if got.get(m['id'], {}).get('verdict') == 'survived'
+    if not secs:
+        return []
+    w = ['', '## Oracle cost (passing runs, seconds in the guest)', '',
+         '| oracle | runs | median |', '|---|---|---|']
+    for o in ORACLES:
+        v = sorted(secs.get(o, []))
+        if v:
+            w.append('| %s | %d | %.0f |' % (o, len(v), v[len(v) // 2]))
+    return w
+
+
+def mutant_line(m):
+    """id, operator, line, function, the text before and after."""
+    return '**%s** %s line %d (%s): %s -> %s' % (
+        m['id'], m['op'], m['line'], m['func'] or '-', cell(m['before']),
+        cell(m['after']))
+
+
+def survivors_section(plan, got, equivalent, analysis):
+    """Each survivor, with why it is equivalent or its analysis."""
+    surv = [m for m in plan['mutants']
+            if got.get(m['id'], {}).get('verdict') == 'survived'
             and not partial(got[m['id']])]
-    w += ['', '## Survivors', '']
+    w = ['', '## Survivors', '']
     if not surv:
         w.append('None among the mutants that ran.')
     for m in surv:
         eq = equivalent.get(m['id'])
-        w.append('- **%s** %s line %d (%s): %s -> %s  ' % (
-            m['id'], m['op'], m['line'], m['func'] or '-', cell(m['before']), cell(m['after'])))
+        w.append('- %s  ' % mutant_line(m))
         w.append('  %s' % ('equivalent: ' + eq if eq else 'NOT equivalent: ' +
                            analysis.get(m['id'], 'no analysis yet')))
+    return w
+
+
+def closed_holes_section(plan, got, analysis):
+    """Mutants analysis.json has that are killed now."""
     # analysis.json keeps why a mutant once survived: one killed since
     # was a hole in the oracles, closed by what its analysis names
     closed = [m for m in plan['mutants'] if m['id'] in analysis and
               got.get(m['id'], {}).get('verdict') == 'killed']
+    w = []
     if closed:
         w += ['', '## Holes found and closed', '',
               'Survivors of an earlier run, killed now by the case or oracle '
               'added for them:', '']
     for m in closed:
-        w.append('- **%s** %s line %d (%s): %s -> %s: killed by %s  ' % (
-            m['id'], m['op'], m['line'], m['func'] or '-', cell(m['before']),
-            cell(m['after']), got[m['id']]['killer']))
+        w.append('- %s: killed by %s  ' % (mutant_line(m),
+                                           got[m['id']]['killer']))
         w.append('  ' + analysis[m['id']])
+    return w
+
+
+def table_verdict(r, mid, equivalent):
+    """A mutant's verdict in the table of every mutant."""
+    v = r['verdict'] if r else 'not run'
+    if v == 'survived' and partial(r):
+        v = 'partial (passed %s)' % ', '.join(r['order'])
+    elif v == 'survived' and mid in equivalent:
+        v = 'equivalent'
+    return v
+
+
+def table_killer(r, v):
+    """The killer and why (cut at 120 characters); a stillborn's why."""
+    killer = ''
+    if r and r.get('killer'):
+        killer = r['killer'] + (': ' + ' '.join(r['why'].split())[:120]
+                                if r.get('why') else '')
+    elif r and v == 'stillborn':
+        killer = ' '.join(r.get('why', '').split())[:120]
+    return killer
+
+
+def every_mutant_section(plan, got, equivalent):
+    """One row a mutant, the control m0000 first."""
+    w = ['', '## Every mutant', '',
+         '| id | operator | line | before | after | verdict | killer |',
+         '|---|---|---|---|---|---|---|']
+    control = {'id': 'm0000', 'op': 'none', 'line': 0, 'before': '',
+               'after': ''}
+    for m in [control] + plan['mutants']:
+        r = got.get(m['id'])
+        v = table_verdict(r, m['id'], equivalent)
+        killer = table_killer(r, v)
+        w.append('| %s | %s | %d | %s | %s | %s | %s |' % (
+            m['id'], m['op'], m['line'], cell(m['before']),
+            cell(m['after']), v, killer.replace('|', '\\|')))
+    return w
+
+
+def render(plan, got, other, equivalent, analysis, notes=''):
+    s = summarize(plan, got, equivalent)
+    w = intro_lines(plan)
+    w += progress_lines(s, got, other)
+    w += summary_section(s)
+    w += operator_section(plan, got, equivalent)
+    w += oracle_cost_section(got)
+    w += survivors_section(plan, got, equivalent, analysis)
+    w += closed_holes_section(plan, got, analysis)
     if notes:
         w += ['', '## Notes on the runs', '', notes.strip()]
-    w += ['', '## Every mutant', '',
-          '| id | operator | line | before | after | verdict | killer |',
-          '|---|---|---|---|---|---|---|']
-    for m in [{'id': 'm0000', 'op': 'none', 'line': 0, 'before': '', 'after': ''}] + plan['mutants']:
-        r = got.get(m['id'])
-        v = r['verdict'] if r else 'not run'
-        if v == 'survived' and partial(r):
-            v = 'partial (passed %s)' % ', '.join(r['order'])
-        elif v == 'survived' and m['id'] in equivalent:
-            v = 'equivalent'
-        killer = ''
-        if r and r.get('killer'):
-            killer = r['killer'] + (': ' + ' '.join(r['why'].split())[:120] if r.get('why') else '')
-        elif r and v == 'stillborn':
-            killer = ' '.join(r.get('why', '').split())[:120]
-        w.append('| %s | %s | %d | %s | %s | %s | %s |' % (
-            m['id'], m['op'], m['line'], cell(m['before']), cell(m['after']), v,
-            killer.replace('|', '\\|')))
+    w += every_mutant_section(plan, got, equivalent)
     return '\n'.join(w) + '\n', s
 
 

@@ -98,110 +98,164 @@ REDIRECTS = ('&>>', '<<<', '<<-', '&>', '>>', '>&', '<&', '>|', '<>', '<<',
 OPERATORS = (';;', '&&', '||', '|&', ';', '&', '|', '(', ')', '\n')
 
 
+class Lexer:
+    """lex()'s state: the tokens so far, the word being read (in_word:
+    one is, even if empty, as after ''), the here-documents whose bodies
+    come after the next newline, and the index i in text."""
+
+    def __init__(self, text):
+        self.text, self.n, self.i = text, len(text), 0
+        self.toks, self.word, self.in_word = [], [], False
+        self.heredocs = []
+
+    def end_word(self):
+        if self.in_word:
+            self.toks.append(('w', ''.join(self.word)))
+        self.word, self.in_word = [], False
+
+    def tokens(self):
+        while self.i < self.n:
+            self.step()
+        self.end_word()
+        return self.toks
+
+    def step(self):
+        """Read what starts at text[i]."""
+        text, i = self.text, self.i
+        c = text[i]
+        if c == '\\':
+            self.backslash()
+        elif c == "'":
+            self.single_quoted()
+        elif c == '"':
+            self.double_quoted()
+        elif c == '`':
+            self.backquoted()
+        elif c == '$':
+            self.dollar()
+        elif c == '#' and not self.in_word:
+            j = text.find('\n', i)          # a comment
+            self.i = self.n if j < 0 else j
+        elif c in ' \t\r':
+            self.end_word()
+            self.i += 1
+        elif text.startswith('<(', i) or text.startswith('>(', i):
+            self.process_substitution()
+        elif c in '<>' or text.startswith('&>', i):
+            self.redirection()
+        elif c in ';&|()\n':
+            self.operator()
+        else:
+            self.word.append(c)
+            self.in_word, self.i = True, i + 1
+
+    def backslash(self):
+        """An escaped character; a line continuation is nothing."""
+        text, i = self.text, self.i
+        if text.startswith('\\\n', i):
+            self.i = i + 2
+            return
+        self.word.append(text[i + 1:i + 2])
+        self.in_word, self.i = True, i + 2
+
+    def single_quoted(self):
+        j = self.text.find("'", self.i + 1)
+        j = self.n if j < 0 else j
+        self.word.append(self.text[self.i + 1:j])
+        self.in_word, self.i = True, j + 1
+
+    def double_quoted(self):
+        """"...": its substitutions are tokens before the word; in the
+        word every expansion is a '$'."""
+        text, n = self.text, self.n
+        i = self.i + 1
+        start = i
+        while i < n and text[i] != '"':
+            if text.startswith('$(', i):
+                i = match_close(text, i + 2) + 1
+            elif text[i] == '`':
+                j = text.find('`', i + 1)
+                i = n if j < 0 else j + 1
+            else:
+                i += 2 if text[i] == '\\' else 1
+        inner = text[start:i]
+        for sub in _substitutions(inner):
+            self.toks.append(('sub', sub))
+        self.word.append(re.sub(r'\$\S*', '$', inner) if '$' in inner
+                         or '`' in inner else inner)
+        if '`' in inner:
+            self.word.append('$')
+        self.in_word, self.i = True, i + 1
+
+    def backquoted(self):
+        j = self.text.find('`', self.i + 1)
+        j = self.n if j < 0 else j
+        self.toks.append(('sub', self.text[self.i + 1:j]))
+        self.word.append('$')
+        self.in_word, self.i = True, j + 1
+
+    def dollar(self):
+        subs, start = [], self.i
+        self.i = _dollar(self.text, self.i, subs)
+        self.toks += [('sub', s) for s in subs]
+        # $NAME keeps its name (`$sudo apt-get`), any other is '$'
+        expansion = self.text[start:self.i]
+        self.word.append(expansion if re.match(r'\$\w+\Z', expansion)
+                         else '$')
+        self.in_word = True
+
+    def process_substitution(self):
+        """<(...) or >(...): a substitution, and a word '$' (its path)."""
+        self.end_word()
+        j = match_close(self.text, self.i + 2)
+        self.toks.append(('sub', self.text[self.i + 2:j]))
+        self.toks.append(('w', '$'))
+        self.i = j + 1
+
+    def redirection(self):
+        """A redirection operator (a here-document's delimiter read:
+        no token, its body is skipped after the next newline)."""
+        if self.in_word and ''.join(self.word).isdigit():
+            self.word, self.in_word = [], False     # the fd of 2>&1
+        self.end_word()
+        op = next(r for r in REDIRECTS if self.text.startswith(r, self.i))
+        self.i += len(op)
+        if op in ('<<', '<<-'):
+            m = re.compile(r'\s*([\'"]?)(\w+)\1').match(self.text, self.i)
+            if m:
+                self.heredocs.append((m.group(2), op == '<<-'))
+                self.i = m.end()
+            return
+        self.toks.append(('redir', op))
+
+    def operator(self):
+        self.end_word()
+        op = next(o for o in OPERATORS if self.text.startswith(o, self.i))
+        self.toks.append(('op', op))
+        self.i += len(op)
+        if op == '\n':
+            self.skip_heredoc_bodies()
+
+    def skip_heredoc_bodies(self):
+        """After a newline: the bodies of the here-documents, each up to
+        the line that is its delimiter (<<-: leading tabs stripped)."""
+        text, n = self.text, self.n
+        while self.heredocs:
+            delim, tabs = self.heredocs.pop(0)
+            while self.i < n:
+                j = text.find('\n', self.i)
+                j = n if j < 0 else j
+                line = text[self.i:j]
+                self.i = j + 1
+                if (line.lstrip('\t') if tabs else line) == delim:
+                    break
+
+
 def lex(text):
     """Shell tokens: ('w', word) with quotes removed and every expansion
     as a '$'; ('op', operator); ('redir', operator); ('sub', text) for a
     command substitution (before the word that holds it)."""
-    toks, word, in_word = [], [], False
-    heredocs = []
-    i, n = 0, len(text)
-
-    def end_word():
-        nonlocal word, in_word
-        if in_word:
-            toks.append(('w', ''.join(word)))
-        word, in_word = [], False
-
-    while i < n:
-        c = text[i]
-        if c == '\\':
-            if text.startswith('\\\n', i):
-                i += 2
-                continue
-            word.append(text[i + 1:i + 2])
-            in_word, i = True, i + 2
-        elif c == "'":
-            j = text.find("'", i + 1)
-            j = n if j < 0 else j
-            word.append(text[i + 1:j])
-            in_word, i = True, j + 1
-        elif c == '"':
-            i += 1
-            start = i
-            while i < n and text[i] != '"':
-                if text.startswith('$(', i):
-                    i = match_close(text, i + 2) + 1
-                elif text[i] == '`':
-                    j = text.find('`', i + 1)
-                    i = n if j < 0 else j + 1
-                else:
-                    i += 2 if text[i] == '\\' else 1
-            inner = text[start:i]
-            for sub in _substitutions(inner):
-                toks.append(('sub', sub))
-            word.append(re.sub(r'\$\S*', '$', inner) if '$' in inner
-                        or '`' in inner else inner)
-            if '`' in inner:
-                word.append('$')
-            in_word, i = True, i + 1
-        elif c == '`':
-            j = text.find('`', i + 1)
-            j = n if j < 0 else j
-            toks.append(('sub', text[i + 1:j]))
-            word.append('$')
-            in_word, i = True, j + 1
-        elif c == '$':
-            subs, start = [], i
-            i = _dollar(text, i, subs)
-            toks += [('sub', s) for s in subs]
-            # $NAME keeps its name (`$sudo apt-get`), any other is '$'
-            word.append(text[start:i] if re.match(r'\$\w+\Z',
-                                                  text[start:i]) else '$')
-            in_word = True
-        elif c == '#' and not in_word:
-            j = text.find('\n', i)
-            i = n if j < 0 else j
-        elif c in ' \t\r':
-            end_word()
-            i += 1
-        elif text.startswith('<(', i) or text.startswith('>(', i):
-            end_word()
-            j = match_close(text, i + 2)
-            toks.append(('sub', text[i + 2:j]))
-            toks.append(('w', '$'))
-            i = j + 1
-        elif c in '<>' or text.startswith('&>', i):
-            if in_word and ''.join(word).isdigit():
-                word, in_word = [], False       # the fd of 2>&1
-            end_word()
-            op = next(r for r in REDIRECTS if text.startswith(r, i))
-            i += len(op)
-            if op in ('<<', '<<-'):
-                m = re.compile(r'\s*([\'"]?)(\w+)\1').match(text, i)
-                if m:
-                    heredocs.append((m.group(2), op == '<<-'))
-                    i = m.end()
-                continue
-            toks.append(('redir', op))
-        elif c in ';&|()\n':
-            end_word()
-            op = next(o for o in OPERATORS if text.startswith(o, i))
-            toks.append(('op', op))
-            i += len(op)
-            while op == '\n' and heredocs:     # skip here-document bodies
-                delim, tabs = heredocs.pop(0)
-                while i < n:
-                    j = text.find('\n', i)
-                    j = n if j < 0 else j
-                    line = text[i:j]
-                    i = j + 1
-                    if (line.lstrip('\t') if tabs else line) == delim:
-                        break
-        else:
-            word.append(c)
-            in_word, i = True, i + 1
-    end_word()
-    return toks
+    return Lexer(text).tokens()
 
 
 def simple_commands(text):

@@ -89,10 +89,37 @@ class Model:
         if attrs is None:
             raise Err(errno.EINVAL, 'Missing flower options')
         self.extack = None
-        # __nla_parse(NL_VALIDATE_LIBERAL), as the in-tree flower: types
-        # 0 and above the maximum are skipped, an attribute longer than
-        # its type passes, a shorter one does not; bytes after the last
-        # attribute only leave their message
+        self.check_policy(attrs)
+        if tail_bad:
+            self.leftover()
+        tb = self.lax_attrs(attrs)
+        flags = self.parse_flags(tb)
+        key, mask = new_key(), new_key()
+        self.set_indev(tb, key, mask)
+        self.set_eth_type(tb, proto, key, mask)
+        self.set_ip_flags(tb, key, mask)
+        self.set_mpls(tb, key, mask)
+        self.set_enc_opts(tb, key, mask)
+        self.set_enc_control(tb, key, mask)
+        self.set_addr_type(tb, key, mask)
+        self.set_key_rows(tb, key, mask)
+        self.check_tags(tb, key, mask)
+        if be16(bytes(mask['tcp.flags'])) & ~0x0fff:
+            self.warn(WARNINGS['tcp_flags'])    # kept as given
+        self.check_port_range(key, mask)
+        self.check_ct(tb, key, mask)
+        acts = self.parse_actions(tb)
+        classid = u32le(tb[T_CLASSID][0]) if T_CLASSID in tb else 0
+        f = Filter(key, mask, flags, classid, acts)
+        f.warning = self.extack
+        return f
+
+    @staticmethod
+    def check_policy(attrs):
+        """__nla_parse(NL_VALIDATE_LIBERAL), as the in-tree flower: types
+        0 and above the maximum are skipped, an attribute longer than
+        its type passes, a shorter one does not (bytes after the last
+        attribute only leave their message: fl_parse())."""
         for t, data, _meta in attrs:
             typ = t & TYPE_MASK
             if typ == 0 or typ > FLOWER_MAX:
@@ -110,9 +137,11 @@ class Model:
                 raise Err(errno.ERANGE, 'binary attribute size out of range'
                           if ln in BINARY_LENGTHS else
                           'Attribute failed policy validation')
-        if tail_bad:
-            self.leftover()
-        # fl_warn_lax_attrs(): what the liberal parse let through
+
+    def lax_attrs(self, attrs):
+        """fl_warn_lax_attrs(): what the liberal parse let through.
+        Returns tb: {type: (data, meta)}, the last of a type winning, a
+        long attribute cut to its type's length."""
         tb = {}
         for t, data, meta in attrs:
             typ = t & TYPE_MASK
@@ -126,33 +155,36 @@ class Model:
                 self.warn(WARNINGS['attr_long'])
                 data = data[:ln]        # its first bytes are used
             tb[typ] = (data, meta)
+        return tb
 
+    @staticmethod
+    def parse_flags(tb):
+        """TCA_FLOWER_FLAGS: skip_hw, skip_sw (not both) and verbose."""
         flags = 0
         if T_FLAGS in tb:
             flags = u32le(tb[T_FLAGS][0])
             ok = not (flags & ~(1 | 2 | 16)) and (flags & 3) != 3
             if not ok:
                 raise Err(errno.EINVAL, 'Invalid flower flags')
-        key, mask = new_key(), new_key()
+        return flags
 
-        if T_INDEV in tb:
-            data = tb[T_INDEV][0]
-            n = strscpy_len(data)
-            if n >= 16:
-                raise Err(errno.EINVAL, 'Interface name too long')
-            name = data[:n].split(b'\0')[0].decode('latin-1')
-            if name not in self.devs:
-                raise Err(errno.ENODEV, 'Network device not found')
-            key['indev'][:] = struct.pack('<i', self.devs[name])
-            mask['indev'][:] = b'\xff' * 4
+    def set_indev(self, tb, key, mask):
+        """fl_set_key(): INDEV, a device name, as its ifindex."""
+        if T_INDEV not in tb:
+            return
+        data = tb[T_INDEV][0]
+        n = strscpy_len(data)
+        if n >= 16:
+            raise Err(errno.EINVAL, 'Interface name too long')
+        name = data[:n].split(b'\0')[0].decode('latin-1')
+        if name not in self.devs:
+            raise Err(errno.ENODEV, 'Network device not found')
+        key['indev'][:] = struct.pack('<i', self.devs[name])
+        mask['indev'][:] = b'\xff' * 4
 
-        self.set_eth_type(tb, proto, key, mask)
-        self.set_ip_flags(tb, key, mask)
-        self.set_mpls(tb, key, mask)
-        self.set_enc_opts(tb, key, mask)
-        self.set_enc_control(tb, key, mask)
-        self.set_addr_type(tb, key, mask)
-
+    def set_key_rows(self, tb, key, mask):
+        """fl_keys[]: a mask without its key warns, a key whose need is
+        unmet is ignored (with a warning), the others are copied."""
         for v, m, member, off, ln, need in KEYS:
             val = tb.get(A['KEY_' + v])
             msk = tb.get(A['KEY_' + m]) if m else None
@@ -168,13 +200,12 @@ class Model:
             mask[member][off:off + ln] = (msk[0] + bytes(ln))[:ln] \
                 if msk else b'\xff' * ln
 
-        self.check_tags(tb, key, mask)
-        if be16(bytes(mask['tcp.flags'])) & ~0x0fff:
-            self.warn(WARNINGS['tcp_flags'])    # kept as given
-        self.check_port_range(key, mask)
-        # fl_check_ct(): every ct key is built in (kernel/flower.config has
-        # NF_CONNTRACK, _ZONES, _MARK, _LABELS: no EOPNOTSUPP here); then
-        # the flags the filter asks to be set (key & mask) must be possible
+    @staticmethod
+    def check_ct(tb, key, mask):
+        """fl_check_ct(): every ct key is built in (kernel/flower.config
+        has NF_CONNTRACK, _ZONES, _MARK, _LABELS: no EOPNOTSUPP here);
+        then the flags the filter asks to be set (key & mask) must be
+        possible."""
         # a flag bit the uAPI does not define, in the value or the mask
         for name in ('KEY_CT_STATE', 'KEY_CT_STATE_MASK'):
             if A[name] in tb and u16le(tb[A[name]][0]) & ~CT_FLAGS:
@@ -184,6 +215,8 @@ class Model:
         if msg:
             raise Err(errno.EINVAL, msg)
 
+    def parse_actions(self, tb):
+        """The actions the generator predicted for ACT (or its Err)."""
         acts = []
         if T_ACT in tb:
             data, meta = tb[T_ACT]
@@ -193,10 +226,7 @@ class Model:
             # tcf_action_init(): the action list parsed liberally too
             if data is not None and walk_attrs(data)[1] > 0:
                 self.leftover()
-        classid = u32le(tb[T_CLASSID][0]) if T_CLASSID in tb else 0
-        f = Filter(key, mask, flags, classid, acts)
-        f.warning = self.extack
-        return f
+        return acts
 
     @staticmethod
     def check_port_range(key, mask):

@@ -31,6 +31,11 @@ from stress.flowerfuzz.attrs import (A, ANY, ATTR_LEN, CT_EST, CT_FLAGS,
                                      nla)
 
 
+# what a mutate_KIND() returns when it took the request's options away:
+# mutate() leaves them so
+NO_OPTIONS = 'no options'
+
+
 class MutateGen:
     """Gen's mutate (a part of class Gen)."""
 
@@ -43,125 +48,164 @@ class MutateGen:
         for _ in range(r.choice((1, 1, 1, 2))):
             self.mutate(op)
         return op
+    # the kinds of mutation, as often as they are drawn
+    MUTATIONS = ('length', 'length', 'lonemask', 'unknown', 'range',
+                 'act', 'act', 'act', 'need', 'need', 'flags', 'vlan',
+                 'indev', 'dup', 'nlaflags', 'tail', 'noopts',
+                 'top', 'top', 'prio', 'maskdiff', 'handle',
+                 'tunnel', 'tunnel', 'tunnel', 'ct', 'l2', 'l2', 'l2',
+                 'mpls',
+                 'mpls')
+
     def mutate(self, op):
-        r = self.rng
-        m = r.choice(('length', 'length', 'lonemask', 'unknown', 'range',
-                      'act', 'act', 'act', 'need', 'need', 'flags', 'vlan',
-                      'indev', 'dup', 'nlaflags', 'tail', 'noopts',
-                      'top', 'top', 'prio', 'maskdiff', 'handle',
-                      'tunnel', 'tunnel', 'tunnel', 'ct', 'l2', 'l2', 'l2',
-                      'mpls',
-                      'mpls'))
+        """One random mutation of op (its label says which).  Each
+        mutate_KIND(op, attrs) edits attrs, op's attributes (a new list
+        when op has none: given to op afterwards if the mutation put
+        something in it), or op itself."""
+        m = self.rng.choice(self.MUTATIONS)
         op.label += '-' + m
         attrs = op.attrs if op.attrs is not None else []
+        if getattr(self, 'mutate_' + m)(op, attrs) == NO_OPTIONS:
+            return
+        if op.attrs is None and attrs:
+            op.attrs = attrs
+
+    def mutate_length(self, op, attrs):
+        """An attribute of a fixed (or maximum) length, or a nest, of
+        another length; an IP_PROTO two bytes long when there is none."""
+        r = self.rng
         fixed = [i for i, (t, d, _m) in enumerate(attrs)
                  if ATTR_LEN.get(t & TYPE_MASK, 0) > 0 or
                  (t & TYPE_MASK in set(MAX_LEN) | {T_ENC_OPTS, T_ENC_OPTS_MASK,
                                                    T_MPLS_OPTS}
                   and d is not None)]
-        if m == 'length':
-            if fixed:
-                i = r.choice(fixed)
-                t, d, mt = attrs[i]
-                if t & TYPE_MASK in MAX_LEN:        # ct_label: 0..16 bytes
-                    n = r.choice((0, 1, 15, 17, 20, 32))
-                elif t & TYPE_MASK in NESTED:       # a nest: not 1..3
-                    n = r.choice((1, 2, 3, len(d) - 1, len(d) + 1))
-                else:
-                    n = r.choice((0, 1, len(d) - 1, len(d) + 1, len(d) + 4,
-                                  64))
-                n = max(0, n)
-                attrs[i] = (t, (d * 70)[:n] if d else bytes(n), mt)
-            else:
-                attrs.append((A['KEY_IP_PROTO'], b'\x06\x00', None))
-        elif m == 'tunnel':
-            self.mutate_tunnel(op, attrs)
-        elif m == 'ct':
-            self.mutate_ct(op, attrs)
-        elif m == 'l2':
-            self.mutate_l2(op, attrs)
-        elif m == 'mpls':
-            self.mutate_mpls(op, attrs)
-        elif m == 'lonemask':
-            k = r.choice([k for k in KEYS if k[1]])
-            attrs.append((A['KEY_' + k[1]], b'\xff' * k[4], None))
-            drop = A['KEY_' + k[0]]
-            attrs[:] = [a for a in attrs if a[0] & TYPE_MASK != drop]
-        elif m == 'unknown':
-            # IN_HW_COUNT is known, but only dumped: ignored in a request
-            t = r.choice((0, FLOWER_MAX + 1, FLOWER_MAX + 2,
-                          r.randrange(FLOWER_MAX + 1, TYPE_MASK + 1),
-                          T_IN_HW_COUNT))
-            attrs.insert(r.randrange(len(attrs) + 1),
-                         (t, self.garbage(r.randrange(0, 24)), None))
-        elif m == 'range':
-            self.mutate_range(op, attrs)
-        elif m == 'act':
-            attrs[:] = [a for a in attrs if a[0] != T_ACT]
-            t = T_ACT | r.choice((0, 0, 0x8000, 0x4000))
-            payload, meta = self.act_garbage()
-            attrs.append((t, payload, meta))
-        elif m == 'need':
-            k = r.choice(KEYS[1:] + KEYS[:1])
-            attrs.append((A['KEY_' + k[0]], self.value(k[0], k[4]), None))
-        elif m == 'flags':
-            v = r.choice((2, 3, 4, 8, 32, 0x80000000, r.randrange(1 << 32)))
-            attrs.append((T_FLAGS, struct.pack('<I', v), None))
-        elif m == 'vlan':
-            c = r.random()
-            if c < 0.3:
-                attrs.append((T_VLAN_ID, struct.pack(
-                    '<H', r.randrange(4096, 65536)), None))
-            elif c < 0.5:
-                attrs.append((T_VLAN_PRIO, bytes([r.randrange(8, 256)]), None))
-            elif c < 0.7:
-                attrs.append((T_VLAN_ETH_TYPE, struct.pack(
-                    '>H', r.choice(VLAN_TPIDS)), None))
-            else:
-                attrs.append((T_ETH_TYPE, struct.pack(
-                    '>H', r.choice(VLAN_TPIDS)), None))
-                attrs.append((T_VLAN_ID, struct.pack(
-                    '<H', r.randrange(5000)), None))
-        elif m == 'indev':
-            attrs.append((T_INDEV, r.choice((
-                b'nosuchdev\0', b'fz1', b'fz1\0garbage', b'',
-                b'x' * 15 + b'\0', b'x' * 16 + b'\0', b'lo' + b'\0' * 20,
-                b'fz1\0\0')), None))
-        elif m == 'dup':
-            if attrs:
-                t, d, mt = r.choice(attrs)
-                if mt is None and d is not None and \
-                        ATTR_LEN.get(t & TYPE_MASK, 0) > 0 and r.random() < .5:
-                    d = self.value_like(t, d)
-                attrs.append((t, d, mt))
-        elif m == 'nlaflags':
-            if attrs:
-                i = r.randrange(len(attrs))
-                t, d, mt = attrs[i]
-                if d is not None:
-                    attrs[i] = (t | r.choice((0x8000, 0x4000, 0xC000)), d, mt)
-        elif m == 'tail':
-            op.tail, op.tail_bad = self.bad_tail()
-            if op.attrs is None:
-                op.attrs = attrs
-        elif m == 'noopts':
-            if op.what == 'new':
-                op.attrs = None
-                return
-        elif m == 'top':
-            self.mutate_top(op)
-        elif m == 'prio':
-            op.prio = r.choice((0, 0, r.randrange(0x10000), 0x8000, 0xFFFF,
-                                0xC000))
-            op.flags |= NLM_F_CREATE
-        elif m == 'maskdiff':
-            other = self.instantiate(self.random_recipe())
-            keep = [a for a in attrs if a[0] in (T_ACT, T_FLAGS, T_CLASSID)]
-            attrs[:] = other + keep
-        elif m == 'handle':
-            op.handle = r.choice((0, 0xFFFFFFFF, INT_MAX, INT_MAX + 1, 1))
-        if op.attrs is None and attrs:
+        if not fixed:
+            attrs.append((A['KEY_IP_PROTO'], b'\x06\x00', None))
+            return
+        i = r.choice(fixed)
+        t, d, mt = attrs[i]
+        if t & TYPE_MASK in MAX_LEN:        # ct_label: 0..16 bytes
+            n = r.choice((0, 1, 15, 17, 20, 32))
+        elif t & TYPE_MASK in NESTED:       # a nest: not 1..3
+            n = r.choice((1, 2, 3, len(d) - 1, len(d) + 1))
+        else:
+            n = r.choice((0, 1, len(d) - 1, len(d) + 1, len(d) + 4,
+                          64))
+        n = max(0, n)
+        attrs[i] = (t, (d * 70)[:n] if d else bytes(n), mt)
+
+    def mutate_lonemask(self, op, attrs):
+        """A key's mask without the key."""
+        k = self.rng.choice([k for k in KEYS if k[1]])
+        attrs.append((A['KEY_' + k[1]], b'\xff' * k[4], None))
+        drop = A['KEY_' + k[0]]
+        attrs[:] = [a for a in attrs if a[0] & TYPE_MASK != drop]
+
+    def mutate_unknown(self, op, attrs):
+        """An attribute type flower does not have, somewhere."""
+        r = self.rng
+        # IN_HW_COUNT is known, but only dumped: ignored in a request
+        t = r.choice((0, FLOWER_MAX + 1, FLOWER_MAX + 2,
+                      r.randrange(FLOWER_MAX + 1, TYPE_MASK + 1),
+                      T_IN_HW_COUNT))
+        attrs.insert(r.randrange(len(attrs) + 1),
+                     (t, self.garbage(r.randrange(0, 24)), None))
+
+    def mutate_act(self, op, attrs):
+        """ACT replaced by garbage (its nla flags maybe set)."""
+        attrs[:] = [a for a in attrs if a[0] != T_ACT]
+        t = T_ACT | self.rng.choice((0, 0, 0x8000, 0x4000))
+        payload, meta = self.act_garbage()
+        attrs.append((t, payload, meta))
+
+    def mutate_need(self, op, attrs):
+        """A key, maybe without the protocol it needs."""
+        k = self.rng.choice(KEYS[1:] + KEYS[:1])
+        attrs.append((A['KEY_' + k[0]], self.value(k[0], k[4]), None))
+
+    def mutate_flags(self, op, attrs):
+        """FLAGS with bits flower does not take, or skip_hw|skip_sw."""
+        r = self.rng
+        v = r.choice((2, 3, 4, 8, 32, 0x80000000, r.randrange(1 << 32)))
+        attrs.append((T_FLAGS, struct.pack('<I', v), None))
+
+    def mutate_vlan(self, op, attrs):
+        """A VLAN id or prio out of range, or a VLAN TPID where an inner
+        ethertype goes."""
+        r = self.rng
+        c = r.random()
+        if c < 0.3:
+            attrs.append((T_VLAN_ID, struct.pack(
+                '<H', r.randrange(4096, 65536)), None))
+        elif c < 0.5:
+            attrs.append((T_VLAN_PRIO, bytes([r.randrange(8, 256)]), None))
+        elif c < 0.7:
+            attrs.append((T_VLAN_ETH_TYPE, struct.pack(
+                '>H', r.choice(VLAN_TPIDS)), None))
+        else:
+            attrs.append((T_ETH_TYPE, struct.pack(
+                '>H', r.choice(VLAN_TPIDS)), None))
+            attrs.append((T_VLAN_ID, struct.pack(
+                '<H', r.randrange(5000)), None))
+
+    def mutate_indev(self, op, attrs):
+        """INDEV: no such device, no NUL, too long, empty..."""
+        attrs.append((T_INDEV, self.rng.choice((
+            b'nosuchdev\0', b'fz1', b'fz1\0garbage', b'',
+            b'x' * 15 + b'\0', b'x' * 16 + b'\0', b'lo' + b'\0' * 20,
+            b'fz1\0\0')), None))
+
+    def mutate_dup(self, op, attrs):
+        """An attribute twice (the second maybe of another value)."""
+        r = self.rng
+        if attrs:
+            t, d, mt = r.choice(attrs)
+            if mt is None and d is not None and \
+                    ATTR_LEN.get(t & TYPE_MASK, 0) > 0 and r.random() < .5:
+                d = self.value_like(t, d)
+            attrs.append((t, d, mt))
+
+    def mutate_nlaflags(self, op, attrs):
+        """NLA_F_NESTED / NLA_F_NET_BYTEORDER on an attribute."""
+        r = self.rng
+        if attrs:
+            i = r.randrange(len(attrs))
+            t, d, mt = attrs[i]
+            if d is not None:
+                attrs[i] = (t | r.choice((0x8000, 0x4000, 0xC000)), d, mt)
+
+    def mutate_tail(self, op, attrs):
+        """Bytes after the last attribute."""
+        op.tail, op.tail_bad = self.bad_tail()
+        if op.attrs is None:
             op.attrs = attrs
+
+    def mutate_noopts(self, op, attrs):
+        """A new filter without TCA_OPTIONS (other requests as they
+        are)."""
+        if op.what == 'new':
+            op.attrs = None
+            return NO_OPTIONS
+        return None
+
+    def mutate_prio(self, op, attrs):
+        """Prio 0 (the kernel picks one) or an odd one, with CREATE."""
+        r = self.rng
+        op.prio = r.choice((0, 0, r.randrange(0x10000), 0x8000, 0xFFFF,
+                            0xC000))
+        op.flags |= NLM_F_CREATE
+
+    def mutate_maskdiff(self, op, attrs):
+        """The keys of another recipe (another mask), same actions."""
+        other = self.instantiate(self.random_recipe())
+        keep = [a for a in attrs if a[0] in (T_ACT, T_FLAGS, T_CLASSID)]
+        attrs[:] = other + keep
+
+    def mutate_handle(self, op, attrs):
+        """Handle 0, the largest ones, around INT_MAX."""
+        op.handle = self.rng.choice((0, 0xFFFFFFFF, INT_MAX, INT_MAX + 1,
+                                     1))
+
     def mutate_range(self, op, attrs):
         """Port ranges that are refused: one end only, min not below max,
         on a filter without ip_proto tcp, udp or sctp (mostly on an IP
@@ -565,7 +609,9 @@ class MutateGen:
         if c == 'onlydepth':        # valid: the packet has an entry there
             return nla(MPLS_LSE, depth)
         return self.garbage(r.randrange(4, 40))
-    def mutate_top(self, op):
+    def mutate_top(self, op, attrs):
+        """The request's header or kind: no NLM flags, no or another kind,
+        another device, parent, chain or protocol (attrs as they are)."""
         r = self.rng
         c = r.choice(('noflags', 'nokind', 'kind', 'longkind', 'ifindex',
                       'parent', 'chain', 'proto0', 'protoconflict'))
