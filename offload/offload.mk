@@ -48,7 +48,9 @@ OFFLOAD_DRV_SRC := $(REPO)/offload/drv
 OFFLOAD_DRV     := $(BUILD)/offload-drv
 OFFLOAD_DRV_KO  := $(OFFLOAD_DRV)/flower_offload_test.ko
 OFFLOAD_KOBJ    := $(BUILD)/obj/ours
-OFFLOAD_SMOKE_TIMEOUT ?= 600
+# the debug kernel (KASAN, kmemleak) under TCG is slow, and guest/init's
+# kmemleak scan after the smoke takes minutes more
+OFFLOAD_SMOKE_TIMEOUT ?= $(if $(filter debug,$(VARIANT)),2400,600)
 
 # Per kernel: $(call offload_drv_dir,VARIANT), $(call offload_kobj,VARIANT),
 # $(call offload_mods,VARIANT) (the variants booting that kernel).
