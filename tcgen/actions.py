@@ -62,11 +62,18 @@ def action_cases(c):
                    {'order': 1, 'kind': 'skbedit', 'mark': 16,
                     'stats': {'packets': 1, 'bytes': hb}},
                    {'order': 2, 'kind': 'gact', 'stats': {'packets': 1}}]}}])
+    # the positive control: the skbedit filter (prio 1) counts the
+    # frame, so it was classified there; prio 9 never sees it
     c.case(t, 'skbedit mark as the last action (pipe) ends the '
            'classification: the next prio does not see the frame',
            base + ' action skbedit mark 0x10', setup=[counter],
-           scapy=[(hit, 1)], verify=SHOW_STATS + ' prio 9',
-           match_json=later(0))
+           scapy=[(hit, 1)], verify=SHOW_STATS,
+           match_json=[{'kind': 'flower'}, {'pref': 1, 'options': {
+               'handle': 1, 'actions': [{
+                   'kind': 'skbedit', 'stats': {'packets': 1,
+                                                'bytes': hb}}]}},
+               {'pref': 9, 'kind': 'flower'}, {'pref': 9, 'options': {
+                   'handle': 1, 'actions': [{'stats': {'packets': 0}}]}}])
     c.case(t, 'A shared gact (index 5) on two filters counts the frames of '
            'both',
            tc_filter('add', 'ip', 'dst_ip 10.2.0.0/24 action gact index 5',
@@ -226,12 +233,25 @@ def classid_cases(c):
            setup=fwd + htb,
            scapy=[(a, 3), (other, 2)], verify=show,
            pattern=klass('htb', '1:10', 3 * size, 3))
+    # for a count of the default class: IPv4 frames alone go to fla (the
+    # frames of $DEV0's own IPv6 stack, router solicitations and MLD
+    # reports, would land there too)
+    fwd_ip = [x.replace(' protocol all prio 9 matchall ',
+                        ' protocol ip prio 9 matchall ') for x in fwd]
+
+    def classes(kind, *counts):
+        """Each of the classes (classid, bytes, packets) has those
+        counts, in whatever order tc lists them."""
+        return r'\A' + ''.join('(?=.*?%s)' % klass(kind, cid, nbytes, n)
+                               for cid, nbytes, n in counts)
+    # the positive control: the frame the filter matches lands in 1:20
     c.case(t, 'htb: non-matching frames go to the default class 1:30, not '
            'to 1:20',
            on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:20'), ingress=False,
-           setup=fwd + htb,
-           scapy=[(other, 2)], verify=show,
-           pattern=klass('htb', '1:20', 0, 0))
+           setup=fwd_ip + htb,
+           scapy=[(other, 2), (a, 1)], verify=show,
+           pattern=classes('htb', ('1:20', size, 1),
+                           ('1:30', 2 * size, 2)))
     c.case(t, 'htb: an IPv6 filter with a masked dst_ip classifies into '
            '1:20',
            on_fla('ipv6', 'dst_ip 2001:db8:1::/48', 1, '1:20'),
@@ -266,10 +286,15 @@ def classid_cases(c):
            verify='$TC -j filter show dev fla parent 1:',
            match_json=[{'kind': 'flower'}, {'options': {
                'handle': 1, 'classid': '1:10'}}])
+    # the positive control: the filter left (handle 2) still puts its
+    # frame into 1:20
     c.case(t, 'Deleting the classid filter: later frames go to the default '
            'class',
            '$TC filter del dev fla parent 1: protocol ip prio 1 handle 1 '
            'flower', ingress=False,
-           setup=fwd + htb + [on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:10')],
-           scapy=[(a, 2)], verify=show,
-           pattern=klass('htb', '1:10', 0, 0))
+           setup=fwd_ip + htb + [
+               on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:10'),
+               on_fla('ip', 'dst_ip 10.3.0.2', 2, '1:20')],
+           scapy=[(a, 2), (b, 1)], verify=show,
+           pattern=classes('htb', ('1:10', 0, 0), ('1:20', size, 1),
+                           ('1:30', 2 * size, 2)))

@@ -20,7 +20,8 @@ class Corpus:
 
     def case(self, theme, name, cmd, exp=0, setup=(), verify=None,
              pattern=None, count=1, match_json=None, exact=None, scapy=None,
-             teardown=(), ingress=True, timeout=None, cid=None, tags=()):
+             teardown=(), ingress=True, timeout=None, cid=None, tags=(),
+             hidden_exit=None):
         """A case on $DEV1's ingress qdisc (ingress=False: the setup
         makes its own qdiscs), one command per setup entry.  exact: the
         parsed JSON output must be exactly this (matchJSON +
@@ -38,7 +39,10 @@ class Corpus:
         request stayed (the id names the request; assign_ids).  tags:
         categories after the theme's (LENIENCY: the request is one the
         stock flower accepts and the series accepts only from its
-        leniency step on, tdc/series_cases.py)."""
+        leniency step on, tdc/series_cases.py).  hidden_exit: why a
+        command that pipes $TC's output, which hides tc's exit status,
+        cannot pass when tc fails (the case's exitHiddenByPipe: the
+        corpus checker refuses such a pipe without it)."""
         assert name not in self.names, 'duplicate name: ' + name
         self.names.add(name)
         case = collections.OrderedDict()
@@ -69,6 +73,8 @@ class Corpus:
         case['setup'] = setup
         case['cmdUnderTest'] = cmd
         case['expExitCode'] = str(exp)
+        if hidden_exit:
+            case[corpus.PIPE_OPT_OUT] = hidden_exit
         if scapy:
             case['scapy'] = [
                 {'iface': '$DEV0', 'count': n, 'packet': p}
@@ -270,14 +276,15 @@ STRERROR = {17: 'File exists', 19: 'No such device', 22: 'Invalid argument',
 
 
 def refused_many(c, theme, name, requests, setup=(), left=0, dev='$DEV1',
-                 **kw):
+                 check=None, **kw):
     """requests: [($FLNL command, errno, extack message)], sent from one
     python process by `$FLNL batch` (importing pyroute2 takes ~10 s in the
     emulated guest), which checks each one's exit status and message and
     names, by number and arguments, every request that was not refused as
-    expected; the verify step counts the filters left."""
+    expected; the verify step counts the filters left (check: the verify
+    step's Corpus.case arguments instead, a dump of the filters left)."""
     return c.case(theme, name, '$FLNL batch ' + batch_words(requests),
-                  setup=setup, **filters(left, dev), **kw)
+                  setup=setup, **(check or filters(left, dev)), **kw)
 
 
 def batch_words(requests):

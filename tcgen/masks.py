@@ -6,108 +6,177 @@ import functools
 
 from tcgen.cases import (counted, dump, eth_ip4, flnl, in_prio, refused_many,
                          tc_filter, tcp, v6_in_tag)
-from tcgen.common import SHOW, SHOW_STATS, SRC_MAC, filters
+from tcgen.common import SHOW, SHOW_STATS, SRC_MAC
+from tcgen.matches import (Match, arp_op, icmp, indev, ip, ip_proto, mac,
+                           port, tcp_flags, u8, vlan_ethtype, vlan_id,
+                           vlan_prio)
 from tcgen.packets import arp_pkt, dot1q, ip4, ip6, layer, udp
 from tcgen.tunnel_ct import TUN_DEVS, TUN_INNER, TUN_SETUP, tunneled
+from tcgen.variant import Variant
 
 
 # Two filters of different masks on one prio, for the masks theme:
 # (protocol, first filter, second filter, label, then frames (or None)
 # that both match, that only the first matches, only the second, neither).
-# The first filter's mask is the older: it counts what both match.
+# The first filter's mask is the older: it counts what both match.  A
+# filter is given as its matches (tcgen.matches: how tc spells each and
+# what tc -j prints for it), so that a dump is checked key by key, each
+# key with its mask.
+def M(text, keys=(), options=()):
+    """A match whose spelling no constructor of tcgen.matches writes."""
+    return Match(text, keys, options=options)
+
+
+SKIP_HW = M('skip_hw', options={'skip_hw': True})
+ANY = []                        # no key
+
+
+def dst_ip(addr, plen=None):
+    return ip('dst_ip', addr, plen)
+
+
+def src_ip(addr, plen=None):
+    return ip('src_ip', addr, plen)
+
+
+def tcp_port(word, value, mask=None):
+    return [ip_proto('tcp'), port(word, 'tcp', value, mask)]
+
+
 MASK_PAIRS = [
-    ('ip', 'dst_ip 10.1.0.0/24', 'dst_ip 10.1.0.0/16',
+    ('ip', [dst_ip('10.1.0.0', 24)], [dst_ip('10.1.0.0', 16)],
      'dst_ip /24 then /16',
      ip4(dst='10.1.0.5'), None, ip4(dst='10.1.7.5'), ip4(dst='10.3.0.1')),
-    ('ip', 'dst_ip 10.1.0.0/16', 'dst_ip 10.1.0.0/24',
+    ('ip', [dst_ip('10.1.0.0', 16)], [dst_ip('10.1.0.0', 24)],
      'dst_ip /16 then /24',
      ip4(dst='10.1.0.5'), ip4(dst='10.1.7.5'), None, ip4(dst='10.3.0.1')),
-    ('ip', 'dst_ip 10.1.0.0/24', 'dst_ip 10.1.0.1',
+    ('ip', [dst_ip('10.1.0.0', 24)], [dst_ip('10.1.0.1')],
      'dst_ip /24 then an exact dst_ip',
      ip4(dst='10.1.0.1'), ip4(dst='10.1.0.7'), None, ip4(dst='10.3.0.1')),
-    ('ip', 'dst_ip 10.1.0.0/24', 'src_ip 10.1.0.0/24',
+    ('ip', [dst_ip('10.1.0.0', 24)], [src_ip('10.1.0.0', 24)],
      'dst_ip then src_ip (another key)',
      ip4(src='10.1.0.9'), ip4(), ip4(src='10.1.0.9', dst='10.3.0.1'),
      ip4(dst='10.3.0.1')),
-    ('ip', 'dst_ip 10.1.0.0/24 src_ip 10.2.0.0/24',
-     'dst_ip 10.3.0.0/24', 'dst_ip+src_ip then dst_ip alone (subset)',
+    ('ip', [dst_ip('10.1.0.0', 24), src_ip('10.2.0.0', 24)],
+     [dst_ip('10.3.0.0', 24)], 'dst_ip+src_ip then dst_ip alone (subset)',
      None, ip4(), ip4(dst='10.3.0.1'), ip4(dst='10.4.0.1')),
-    ('ip', 'dst_ip 10.3.0.0/24',
-     'dst_ip 10.1.0.0/24 src_ip 10.2.0.0/24',
+    ('ip', [dst_ip('10.3.0.0', 24)],
+     [dst_ip('10.1.0.0', 24), src_ip('10.2.0.0', 24)],
      'dst_ip then dst_ip+src_ip (superset)',
      None, ip4(dst='10.3.0.1'), ip4(), ip4(dst='10.4.0.1')),
-    ('ip', '', 'dst_ip 10.1.0.0/24', 'no key then dst_ip',
+    ('ip', ANY, [dst_ip('10.1.0.0', 24)], 'no key then dst_ip',
      ip4(), ip4(dst='10.3.0.1'), None, ip6()),
-    ('ip', 'dst_ip 10.1.0.0/24', '', 'dst_ip then no key',
+    ('ip', [dst_ip('10.1.0.0', 24)], ANY, 'dst_ip then no key',
      ip4(), None, ip4(dst='10.3.0.1'), ip6()),
-    ('ipv6', 'dst_ip 2001:db8::/64', 'dst_ip 2001:db8::/48',
+    ('ipv6', [dst_ip('2001:db8::', 64)], [dst_ip('2001:db8::', 48)],
      'IPv6 dst_ip /64 then /48',
      ip6(dst='2001:db8::5'), None, ip6(dst='2001:db8:0:7::5'), ip6()),
-    ('ipv6', 'src_ip 2001:db8::1', 'src_ip 2001:db8::/127',
+    ('ipv6', [src_ip('2001:db8::1')], [src_ip('2001:db8::', 127)],
      'IPv6 exact src_ip then /127',
      ip6(src='2001:db8::1'), None, ip6(src='2001:db8::'), ip6()),
-    ('all', 'dst_mac 02:00:00:00:00:01/24', 'dst_mac 02:00:00:00:00:01',
+    ('all', [mac('dst_mac', '02:00:00:00:00:01', 24)],
+     [mac('dst_mac', '02:00:00:00:00:01')],
      'dst_mac /24 then exact',
      ip4(), eth_ip4(dst='02:00:00:00:00:07'), None,
      eth_ip4(dst='02:00:01:00:00:01')),
-    ('all', 'dst_mac 02:00:00:00:00:01', 'src_mac 02:00:00:00:00:01',
+    ('all', [mac('dst_mac', '02:00:00:00:00:01')],
+     [mac('src_mac', '02:00:00:00:00:01')],
      'dst_mac then src_mac',
      eth_ip4(src='02:00:00:00:00:01'), ip4(),
      eth_ip4(dst='02:00:00:00:00:09', src='02:00:00:00:00:01'),
      eth_ip4(dst='02:00:00:00:00:09')),
-    ('all', 'dst_mac 02:00:00:00:00:01/ff:00:00:00:00:ff',
-     'dst_mac 02:00:00:00:00:01/ff:00:00:00:00:fe',
+    ('all', [mac('dst_mac', '02:00:00:00:00:01', 'ff:00:00:00:00:ff')],
+     [mac('dst_mac', '02:00:00:00:00:01', 'ff:00:00:00:00:fe')],
      'dst_mac masks one bit apart',
      ip4(), None, eth_ip4(dst='02:00:00:00:00:00'),
      eth_ip4(dst='02:00:00:00:00:03')),
-    ('ip', 'ip_proto tcp dst_port 80', 'ip_proto tcp dst_port 80/0xff00',
+    ('ip', tcp_port('dst_port', 80), tcp_port('dst_port', 80, 0xff00),
      'tcp dst_port exact then masked',
      tcp(dport=80), None, tcp(dport=81), tcp(dport=0x150)),
-    ('ip', 'ip_proto tcp dst_port 80', 'ip_proto tcp src_port 80',
+    ('ip', tcp_port('dst_port', 80), tcp_port('src_port', 80),
      'tcp dst_port then src_port',
      tcp(sport=80, dport=80), tcp(dport=80), tcp(sport=80), tcp()),
-    ('ip', 'ip_proto tcp dst_port 80', 'ip_proto tcp',
+    ('ip', tcp_port('dst_port', 80), [ip_proto('tcp')],
      'tcp dst_port then ip_proto alone',
      tcp(dport=80), None, tcp(dport=81), ip4(l4=udp(1000, 80))),
-    ('ip', 'ip_proto udp', 'dst_ip 10.0.0.1', 'ip_proto then dst_ip',
+    ('ip', [ip_proto('udp')], [dst_ip('10.0.0.1')], 'ip_proto then dst_ip',
      ip4(dst='10.0.0.1'), ip4(), tcp(ip=dict(dst='10.0.0.1')), tcp()),
-    ('ip', 'ip_tos 0x10', 'ip_tos 0x10/0xf0', 'ip_tos exact then masked',
+    # tc takes 0x10 and prints the TOS in decimal
+    ('ip', [M('ip_tos 0x10', {'ip_tos': 16})],
+     [M('ip_tos 0x10/0xf0', {'ip_tos': 16, 'ip_tos_mask': 'f0'})],
+     'ip_tos exact then masked',
      ip4(tos=0x10), None, ip4(tos=0x14), ip4(tos=0x20)),
-    ('ip', 'ip_ttl 64/0xf0', 'ip_ttl 64/0xf8', 'ip_ttl two masks',
+    ('ip', [u8('ip_ttl', 64, 0xf0)], [u8('ip_ttl', 64, 0xf8)],
+     'ip_ttl two masks',
      ip4(ttl=64), ip4(ttl=72), None, ip4(ttl=32)),
-    ('ip', 'ip_proto tcp tcp_flags 0x2/0x2',
-     'ip_proto tcp tcp_flags 0x2/0x12', 'tcp_flags two masks',
+    ('ip', [ip_proto('tcp'), tcp_flags(0x2, 0x2)],
+     [ip_proto('tcp'), tcp_flags(0x2, 0x12)], 'tcp_flags two masks',
      tcp(flags='S'), tcp(flags='SA'), None, tcp(flags='A')),
-    ('ip', 'ip_proto icmp type 8', 'ip_proto icmp type 8 code 0',
+    ('ip', [ip_proto('icmp'), icmp('type', False, 8)],
+     [ip_proto('icmp'), icmp('type', False, 8), icmp('code', False, 0)],
      'icmp type then type+code',
      ip4(l4=layer('ICMP', type=8, code=0)),
      ip4(l4=layer('ICMP', type=8, code=1)), None,
      ip4(l4=layer('ICMP', type=0, code=0))),
     # no frames: the other hosts' MLD reports (type 143) would count
-    ('ipv6', 'ip_proto icmpv6 type 128/240', 'ip_proto icmpv6 type 128',
+    ('ipv6', [ip_proto('icmpv6'), icmp('type', True, 128, 240)],
+     [ip_proto('icmpv6'), icmp('type', True, 128)],
      'icmpv6 masked type then exact', None, None, None, None),
-    ('arp', 'arp_sip 10.0.0.0/24', 'arp_sip 10.0.0.0/16',
+    ('arp', [ip('arp_sip', '10.0.0.0', 24)], [ip('arp_sip', '10.0.0.0', 16)],
      'arp_sip /24 then /16',
      arp_pkt(), None, arp_pkt(psrc='10.0.5.1'), arp_pkt(psrc='10.1.0.1')),
-    ('arp', 'arp_op request', 'arp_op request arp_tip 10.0.0.1',
+    ('arp', [arp_op('request')],
+     [arp_op('request'), ip('arp_tip', '10.0.0.1')],
      'arp_op then arp_op+arp_tip',
      arp_pkt(pdst='10.0.0.1'), arp_pkt(), None, arp_pkt(op=2)),
-    ('arp', 'arp_sha 02:00:00:00:00:01', 'arp_tha 02:00:00:00:00:01',
+    ('arp', [mac('arp_sha', '02:00:00:00:00:01')],
+     [mac('arp_tha', '02:00:00:00:00:01')],
      'arp_sha then arp_tha',
      arp_pkt(hwsrc='02:00:00:00:00:01', hwdst='02:00:00:00:00:01'),
      arp_pkt(hwsrc='02:00:00:00:00:01'), arp_pkt(hwdst='02:00:00:00:00:01'),
      arp_pkt()),
-    ('802.1q', 'vlan_id 10', 'vlan_id 10 vlan_prio 1',
+    ('802.1q', [vlan_id(10)], [vlan_id(10), vlan_prio(1)],
      'vlan_id then vlan_id+vlan_prio',
      dot1q(vlan=10, prio=1), dot1q(vlan=10, prio=0), None,
      dot1q(vlan=11, prio=1)),
-    ('802.1q', 'vlan_prio 1', 'vlan_ethtype ip', 'vlan_prio then '
+    ('802.1q', [vlan_prio(1)], [vlan_ethtype('ip')], 'vlan_prio then '
      'vlan_ethtype',
      dot1q(prio=1), v6_in_tag(prio=1), dot1q(prio=0), v6_in_tag(prio=0)),
-    ('ip', 'dst_ip 10.0.0.0/8', 'dst_ip 10.0.0.0/8 skip_hw '
-     'ip_proto udp', 'dst_ip then dst_ip+ip_proto',
+    ('ip', [dst_ip('10.0.0.0', 8)],
+     [dst_ip('10.0.0.0', 8), SKIP_HW, ip_proto('udp')],
+     'dst_ip then dst_ip+ip_proto',
      ip4(), tcp(), None, ip4(dst='11.0.0.1')),
 ]
+
+
+def words(matches):
+    """The tc words of a filter's matches."""
+    return ' '.join(m.tc for m in matches)
+
+
+FLAGS = ('skip_hw', 'skip_sw')
+
+
+def shown(proto, matches, handle):
+    """The "options" tc -j filter show prints for a filter of these
+    matches: its handle, indev, keys (each key with its mask, in tc's
+    order), flags, not_in_hw."""
+    opts = Variant('masks', '', proto, matches, [], [], []).options(handle)
+    flags = [(k, opts.pop(k)) for k in list(opts) if k in FLAGS]
+    not_in_hw = opts.pop('not_in_hw')
+    opts.update(flags)
+    opts['not_in_hw'] = not_in_hw
+    return opts
+
+
+def dumped(*instances, dev='$DEV1'):
+    """verifyCmd and matchJSON (exact) for instances given as (proto,
+    prio, [(handle, matches)...]): the whole dump, key by key and mask by
+    mask, of those filters and no other."""
+    return dict(verify='$TC -j filter show dev %s ingress' % dev,
+                exact=dump(*[(proto, prio, [shown(proto, m, h)
+                                            for h, m in filters_])
+                             for proto, prio, filters_ in instances]))
 
 
 def masks_cases(c):
@@ -121,15 +190,16 @@ def masks_cases(c):
                 neither) in enumerate(MASK_PAIRS):
         c.case(t, 'Two masks on one prio (%s): the second filter is '
                'accepted, both are dumped in that prio' % label,
-               tc_filter('add', proto, second, handle=2),
-               setup=[tc_filter('add', proto, first, handle=1)],
-               **in_prio(2))
+               tc_filter('add', proto, words(second), handle=2),
+               setup=[tc_filter('add', proto, words(first), handle=1)],
+               **dumped((proto, 1, [(1, first), (2, second)])))
         if index % 2 == 0:      # every other pair: the same on two prios
             c.case(t, 'Mask mismatch resolved by another prio (%s): the '
                    'second instance takes its own mask' % label,
-                   tc_filter('add', proto, second, prio=2, handle=2),
-                   setup=[tc_filter('add', proto, first, handle=1)],
-                   **filters(2))
+                   tc_filter('add', proto, words(second), prio=2, handle=2),
+                   setup=[tc_filter('add', proto, words(first), handle=1)],
+                   **dumped((proto, 1, [(1, first)]),
+                            (proto, 2, [(2, second)])))
         frames = [(p, n) for p, n in ((both, 1), (only1, 2), (only2, 4),
                                       (neither, 1)) if p]
         if not frames:
@@ -142,31 +212,43 @@ def masks_cases(c):
                     'counts nowhere')
         c.case(t, 'Packets, two masks on one prio (%s): %s'
                % (label, '; '.join(what)),
-               tc_filter('add', proto, second, handle=2, tail='action drop'),
-               setup=[tc_filter('add', proto, first, handle=1,
+               tc_filter('add', proto, words(second), handle=2,
+                         tail='action drop'),
+               setup=[tc_filter('add', proto, words(first), handle=1,
                                 tail='action drop')],
                scapy=frames, verify=SHOW_STATS,
                match_json=counted(proto, [
                    (1, [(p, n) for p, n in ((both, 1), (only1, 2)) if p]),
                    (2, [(p, n) for p, n in ((only2, 4),) if p])]))
+    on_flin0 = [indev('flin0'), dst_ip('10.0.0.0', 8)]
     indev_setup = ['$IP link add flin0 type dummy',
-                   tc_filter('add', 'ip', 'indev flin0 dst_ip 10.0.0.0/8',
-                             handle=1)]
+                   tc_filter('add', 'ip', words(on_flin0), handle=1)]
     c.case(t, 'Two masks on one prio: indev+dst_ip then dst_ip alone are '
            'both accepted', tc_filter('add', 'ip', 'dst_ip 11.0.0.0/8',
                                       handle=2),
-           setup=indev_setup, **in_prio(2))
+           setup=indev_setup,
+           **dumped(('ip', 1, [(1, on_flin0),
+                               (2, [dst_ip('11.0.0.0', 8)])])))
+    # a second dummy of its own (tc -j prints the device's name: $DUMMY's
+    # differs from runner to runner)
+    on_flin1 = [indev('flin1'), dst_ip('10.0.0.0', 8)]
     c.case(t, 'indev is part of the mask: two filters on two input '
            'devices share it',
-           tc_filter('add', 'ip', 'indev $DUMMY dst_ip 10.0.0.0/8',
-                     handle=2), setup=indev_setup, **filters(2))
+           tc_filter('add', 'ip', words(on_flin1), handle=2),
+           setup=indev_setup[:1] + ['$IP link add flin1 type dummy'] +
+           indev_setup[1:],
+           **dumped(('ip', 1, [(1, on_flin0), (2, on_flin1)])))
+    # tc prints a contiguous MAC mask as its length, however it was given
     c.case(t, 'A MAC mask given as /24 equals ff:ff:ff:00:00:00: both '
            'filters share the mask',
            tc_filter('add', 'all',
                      'dst_mac 02:00:01:00:00:00/ff:ff:ff:00:00:00', handle=2),
            setup=[tc_filter('add', 'all', 'dst_mac 02:00:00:00:00:00/24',
                             handle=1)],
-           **filters(2))
+           **dumped(('all', 1, [
+               (1, [mac('dst_mac', '02:00:00:00:00:00', 24)]),
+               (2, [M('dst_mac 02:00:01:00:00:00/ff:ff:ff:00:00:00',
+                      {'dst_mac': '02:00:01:00:00:00/24'})])])))
     c.case(t, 'tcp dst_port and udp dst_port share a mask: both on one '
            'instance',
            tc_filter('add', 'ip', 'ip_proto udp dst_port 53', handle=2),
@@ -252,7 +334,14 @@ def mask_identity_cases(c, t):
            'second mask', tc_filter('add', 'ip', 'enc_dst_ip 10.8.0.0/16',
                                     handle=2),
            setup=[tc_filter('add', 'ip', 'enc_dst_ip 10.9.0.0/24',
-                            handle=1)], **in_prio(2))
+                            handle=1)],
+           verify=SHOW, exact=dump(('ip', 1, [
+               {'handle': 1, 'keys': {'eth_type': 'ipv4',
+                                      'enc_dst_ip': '10.9.0.0/24'},
+                'not_in_hw': True},
+               {'handle': 2, 'keys': {'eth_type': 'ipv4',
+                                      'enc_dst_ip': '10.8.0.0/16'},
+                'not_in_hw': True}])))
     c.case(t, 'Packets: enc_key_id 42 then enc_dst_ip 10.9.0.0/16 on one '
            'prio of a VXLAN device: a VNI 42 frame (both match) counts in '
            'the older mask, VNI 43 in the other',
@@ -413,14 +502,22 @@ def mask_eexist_cases(c, t):
     c.case(t, 'Same key on two prios is fine: two instances',
            tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24', prio=2, handle=1),
            setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24', handle=1)],
-           **filters(2))
+           **dumped(('ip', 1, [(1, [dst_ip('10.1.0.0', 24)])]),
+                    ('ip', 2, [(1, [dst_ip('10.1.0.0', 24)])])))
+    # the filter left, with its key, its mask and its action (tc's text:
+    # the JSON of an action has more than the corpus pins down), and no
+    # other filter: one "handle 0x" in the whole dump
     c.case(t, 'Same key with an action that differs is still the same '
            'key: EEXIST',
            tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24 action drop',
                      handle=2), exp=2,
            setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24 action ok',
                             handle=1)],
-           **filters(1))
+           verify='$TC filter show dev $DEV1 ingress',
+           pattern=r'\A(?:(?!handle 0x).)*handle 0x1 [^\n]*\n'
+                   r'\s+eth_type ipv4\n\s+dst_ip 10\.1\.0\.0/24\n'
+                   r'\s+not_in_hw\n\s+action order 1: gact action pass\b'
+                   r'(?:(?!handle 0x).)*\Z')
     # tc shows the errno only when the kernel gives no extack (the stock
     # flower gives none here): $FLNL checks the errno itself
     two = [tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24', handle=1),
@@ -437,4 +534,6 @@ def mask_eexist_cases(c, t):
                         handle=3), 17, ''),
                   (flnl('add', 'ip', ['ipv4_dst=10.9.9.9',
                                       'ipv4_dst_mask=255.0.0.0']), 17, '')],
-                 setup=two, left=2)
+                 setup=two, check=dumped(('ip', 1, [
+                     (1, [dst_ip('10.1.0.0', 24)]),
+                     (2, [dst_ip('10.0.0.0', 8)])])))

@@ -148,12 +148,18 @@ def tunnel_cases(c):
                              tail='action drop')],
                verify='$TC filter show dev %s ingress' % dev,
                pattern=r'handle 0x1 [^\n]*\n(?:[^\n]*\n)*?\s*' + shown)
+    # the positive control: the frames go on to prio 2, whose filter
+    # (no tunnel key) counts them; on stock, which counts them at prio 1
+    # (a declared difference: README), prio 2 sees none
     c.case('packets-enc', 'Packets: enc_key_id 0 on $DEV1 (no tunnel '
            'device) counts no plain frame: a tunnel key needs tunnel '
            'metadata', tc_filter('add', 'ip', 'enc_key_id 0', handle=1,
                                  tail='action drop'),
+           setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.1', prio=2,
+                            handle=1, tail='action ok')],
            scapy=[(ip4(), 2)], verify=SHOW_STATS,
-           match_json=stats_json('ip', 0, 0))
+           match_json=stats_json('ip', 0, 0) + stats_json(
+               'ip', 2, 2 * ingress_bytes(ip4()), prio=2))
     c.case('packets-enc', 'Packets: enc_key_id 42 beside dst_ip: a tunneled '
            'frame counts only when the inner dst_ip matches too',
            tc_filter('add', 'ip', 'enc_key_id 42 dst_ip 192.168.9.2',
@@ -218,7 +224,19 @@ def ct_packets(sport):
 
 CT_PACKETS = ct_packets(5000)
 
-# (name, act_ct arguments, chain 1 words, packets of CT_PACKETS counted, shown)
+# A case whose key counts none of the three packets has a positive
+# control: a fourth packet, of a connection of its own (ports base + 5 ->
+# base + 6, which no other case uses), that a chain 0 filter of its own
+# sends through act_ct with other arguments (the control's), so that the
+# key counts it and only it.  The control's filter comes first (prio 1,
+# its dst_port), the case's act_ct for the others after it (prio 2).
+CT_CONTROL_CHAIN0 = ('$TC filter add dev $DEV1 ingress prio 1 chain 0 '
+                     'protocol ip flower ip_proto udp dst_port %d ct_state '
+                     '-trk action ct %s pipe action goto chain 1')
+
+# (name, act_ct arguments, chain 1 words, packets of CT_PACKETS counted,
+# shown, and for a key that counts none of them the control's act_ct
+# arguments)
 CT_KEYS = [
     ('ct_state +trk+new: the first packet', 'commit', 'ct_state +trk+new',
      [0], r'ct_state \+trk\+new'),
@@ -231,12 +249,12 @@ CT_KEYS = [
     ('ct_zone 5 (act_ct zone 5)', 'zone 5 commit', 'ct_zone 5', [0, 1, 2],
      r'ct_zone 5'),
     ('ct_zone 5 does not count zone 6', 'zone 6 commit', 'ct_zone 5', [],
-     r'ct_zone 5'),
+     r'ct_zone 5', 'zone 5 commit'),
     ('ct_mark 0x12/0xff (act_ct commit mark 0x1234)',
      'commit mark 0x1234', 'ct_mark 0x34/0xff', [0, 1, 2],
      r'ct_mark 52/0xff'),
     ('ct_mark 0x35/0xff does not count mark 0x1234', 'commit mark 0x1234',
-     'ct_mark 0x35/0xff', [], r'ct_mark 53/0xff'),
+     'ct_mark 0x35/0xff', [], r'ct_mark 53/0xff', 'commit mark 0x1235'),
     ('ct_label (act_ct commit label)',
      'commit label 01000000000000000000000000000000',
      'ct_label 01000000000000000000000000000000', [0, 1, 2],
@@ -248,8 +266,17 @@ def ct_cases(c):
     """keys-ct and packets-ct: conntrack keys in chain 1, behind act_ct in
     chain 0; errors for ct_state flags no packet has together."""
     shown_back = set()
-    for index, (name, act, words, counted, shown) in enumerate(CT_KEYS):
+    for index, (name, act, words, counted, shown, *control) in enumerate(
+            CT_KEYS):
         packets = ct_packets(5000 + 10 * index)
+        setup = [CT_CHAIN0 % act]
+        frames = [packets[i][0] for i in counted]
+        if control:
+            sport = 5000 + 10 * index + 5
+            frames = [ip4(l4=udp(sport, sport + 1))]
+            setup = [CT_CONTROL_CHAIN0 % (sport + 1, control[0]),
+                     CT_CHAIN0.replace(' prio 1 ', ' prio 2 ') % act]
+            packets = packets + [(frames[0], 1)]
         add = ('$TC filter add dev $DEV1 ingress prio 1 chain 1 protocol ip '
                'flower %s action drop' % words)
         # two packet cases may share a filter: one add-and-show case each
@@ -258,11 +285,11 @@ def ct_cases(c):
             c.case('keys-ct', 'Keys: %s: added and shown back' % name, add,
                    verify='$TC filter show dev $DEV1 ingress chain 1',
                    pattern=shown)
-        nbytes = sum(ingress_bytes(packets[i][0]) for i in counted)
         c.case('packets-ct', 'Packets: %s' % name, add,
-               setup=[CT_CHAIN0 % act], scapy=packets,
+               setup=setup, scapy=packets,
                verify='$TC -s -j filter show dev $DEV1 ingress chain 1',
-               match_json=stats_json('ip', len(counted), nbytes))
+               match_json=stats_json('ip', len(frames), sum(
+                   ingress_bytes(p) for p in frames)))
     c.case('keys-ct', 'Replace ct_state +trk+new with +trk-new (the same '
            'mask) in chain 1: the handle stays, the key changes',
            '$TC filter replace dev $DEV1 ingress prio 1 chain 1 handle 1 '

@@ -22,7 +22,12 @@ checks: tdc/jsonpattern.py; no key 6.1 ignores that changes the outcome;
 $DUMMY made by the case; what the setup makes in the namespace, which
 6.1 shares between all cases of a run, removed first and in the
 teardown; no insmod but the offload driver's OFFLOAD_LOAD, which a run
-under 6.1's tdc.py does first).
+under 6.1's tdc.py does first).  And two checks against cases that a
+flower that never matches, or a tc that failed, would pass:
+positive_control_problems() (a case that sends frames expects some frame
+counted) and hidden_exit_problems() (no $TC or $FLNL command piped into
+another program, which hides its exit status, unless the case says why
+in exitHiddenByPipe).
 
 usage: python3 -m tdc.corpus [--min-flower N] [--min-packets N] [DIR]
        (default: the repository's tc-tests/, 400 and 100)
@@ -49,7 +54,8 @@ STRICT_FIELDS = ('id', 'name', 'category', 'plugins', 'setup',
 # that would silently drop a check ("matchPatern").
 KNOWN_FIELDS = frozenset(STRICT_FIELDS + (
     'verifyCmd', 'matchPattern', 'matchCount', 'matchJSON',
-    'matchJSONExact', 'skip', 'dependsOn', 'scapy', 'timeout'))
+    'matchJSONExact', 'skip', 'dependsOn', 'scapy', 'timeout',
+    'exitHiddenByPipe'))
 
 
 def case_files(paths):
@@ -161,6 +167,11 @@ def case_problems(case):
                             'packet'.format(block))
     if 'timeout' in case and not isinstance(case['timeout'], (int, float)):
         problems.append('timeout is not a number')
+    if 'exitHiddenByPipe' in case and (
+            not isinstance(case['exitHiddenByPipe'], str) or
+            not case['exitHiddenByPipe'].strip()):
+        problems.append('exitHiddenByPipe is not a reason (a non-empty '
+                        'string)')
     return problems
 
 
@@ -388,6 +399,8 @@ SIXONE_IGNORES = {
                                 # TIMEOUT (make tdc61 sets it to the largest)
     'dependsOn': "6.1's tdc.py ignores dependsOn and runs the case where "
                  "ours skips it",
+    'exitHiddenByPipe': None,   # a declaration for the corpus checker
+                                # (hidden_exit_problems), not a check
 }
 # What a cleanup command may exit with when there is nothing to clean:
 # tc and ip say 1 for a device that is not there, 2 for an object that is
@@ -531,6 +544,110 @@ def sixone_problems(case):
     return problems
 
 
+# --- checks that fail on a flower that never matches ---------------------
+# A packet case (one with a scapy block: corpus_size counts them so)
+# proves something about classification only if some count it checks
+# must be non-zero: a case whose every count is 0 passes on a flower that
+# never matches, and on a run whose frames never arrived.  So each has a
+# positive control, a frame that must be counted (by the filter under
+# test, or by a filter or class the case sets up behind it).
+SENT_RE = re.compile(r'Sent (\S+) bytes (\S+) pkt')
+PACKETS_RE = re.compile(r'"packets":\s*(\d+)')
+
+
+def _json_packet_counts(value):
+    """The "packets" numbers in a matchJSON, wherever they are."""
+    if isinstance(value, dict):
+        found = []
+        for key, inner in value.items():
+            if key == 'packets' and _is_int(inner):
+                found.append(int(inner))
+            else:
+                found += _json_packet_counts(inner)
+        return found
+    if isinstance(value, list):
+        return [n for inner in value for n in _json_packet_counts(inner)]
+    return []
+
+
+def packet_counts(case):
+    """The packet counts a case's verify expects: from its matchJSON
+    ("packets", anywhere), else from its matchPattern (tc -s's "Sent B
+    bytes P pkt", or "packets":P), each an int, or None for a count the
+    pattern leaves open ([0-9]+).  A pattern that must not match
+    (matchCount 0) expects no count."""
+    if 'matchJSON' in case:
+        return _json_packet_counts(case['matchJSON'])
+    pattern = case.get('matchPattern')
+    if not isinstance(pattern, str) or not _is_int(
+            case.get('matchCount', 1)) or int(case.get('matchCount', 1)) < 1:
+        return []
+    texts = [m.group(2) for m in SENT_RE.finditer(pattern)] + \
+        [m.group(1) for m in PACKETS_RE.finditer(pattern)]
+    return [int(t) if t.isdigit() else None for t in texts]
+
+
+def positive_control_problems(case):
+    """Why a packet case could pass on a flower that never matches."""
+    if not case.get('scapy'):
+        return []
+    counts = packet_counts(case)
+    if not counts:
+        return ['sends frames but its verify checks no packet count (a '
+                'flower that never matches would pass it): check the '
+                'counters of a frame that must be counted']
+    if not any(n for n in counts if n is not None):
+        return ['sends frames but every packet count its verify checks is '
+                '0 (a flower that never matches passes it): add a positive '
+                'control, a frame that must be counted by the filter under '
+                'test or by one the case sets up behind it']
+    return []
+
+
+# A pipeline's exit status is its last command's: `$TC ... | wc -l`
+# succeeds, and may print what the case wants, when tc failed.  The
+# programs whose exit status is the kernel's verdict on a request:
+KERNEL_TOOLS = frozenset(('$TC', '${TC}', '$FLNL', '${FLNL}'))
+# A case may still pipe one where nothing but the request's success can
+# give the output the case wants (ours' warnings: `$TC filter add ...
+# 2>&1 | grep -cF 'Warning: ...'` exits 0 only if tc printed the warning,
+# which it prints only for a request the kernel accepted), and says so in
+# this field, with that reason: the only way to check a command's stderr
+# is a pipe.
+PIPE_OPT_OUT = 'exitHiddenByPipe'
+
+
+def piped_kernel_tools(case):
+    """[(field, command)] of the commands whose $TC (or $FLNL) feeds a
+    pipe, so that its exit status is lost."""
+    found = []
+    for field, command in case_commands(case):
+        parts = shell_split(command)[0]
+        for (_before, part), (after, _next) in zip(parts, parts[1:]):
+            if after in ('|', '|&') and _first_word(part) in KERNEL_TOOLS:
+                found.append((field, command))
+                break
+    return found
+
+
+def hidden_exit_problems(case):
+    """A $TC or $FLNL command whose exit status a pipe hides, in a case
+    that does not declare it (PIPE_OPT_OUT); a declaration with no such
+    pipe."""
+    piped = piped_kernel_tools(case)
+    if piped and PIPE_OPT_OUT in case:
+        return []
+    if PIPE_OPT_OUT in case:
+        return ['declares {} but pipes no $TC or $FLNL command'.format(
+            PIPE_OPT_OUT)]
+    return ['{} {!r}: a pipe hides the exit status of {} (the pipeline '
+            'succeeds when it fails): run it without a pipe (tc -j and '
+            'matchJSON, or a matchPattern with matchCount), or say why no '
+            'failure can pass in "{}"'.format(
+                field, command, _first_word(command), PIPE_OPT_OUT)
+            for field, command in piped]
+
+
 def strict_case_problems(case, relpath):
     """case_problems() plus the repository's own rules."""
     problems = case_problems(case)
@@ -545,6 +662,8 @@ def strict_case_problems(case, relpath):
                         'filters/flower/)')
     if case.get('scapy') and 'scapyPlugin' not in required_plugins(case):
         problems.append('has a scapy block but does not require scapyPlugin')
+    problems += positive_control_problems(case)
+    problems += hidden_exit_problems(case)
     problems += ['upstream: ' + p for p in upstream_problems(case)]
     problems += ['6.1: ' + p for p in sixone_problems(case)]
     return problems

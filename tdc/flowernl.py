@@ -29,7 +29,15 @@ Two things live here:
 
   On a kernel error it prints the extack message as tc does ("Error:
   <msg>.") on stderr and exits with the errno (22 EINVAL, 95 EOPNOTSUPP,
-  17 EEXIST, ...).
+  17 EEXIST, ...).  Its own errors, found before any request reaches
+  the kernel (a bad command line, an attribute name or value it cannot
+  parse, a device that is not there), print "flowernl: ..." (or
+  argparse's usage) on stderr and exit with USAGE_EXIT, 200: a code no
+  errno has (Linux's go up to 133, EHWPOISON), above the 128 + N a shell
+  reports for a process killed by signal N (N <= 64) and below the 255
+  that `batch` gives a request that raised.  So a case that expects an
+  errno from $FLNL (expExitCode "22") fails when the request never
+  reached the kernel: exit 22 is always the kernel's EINVAL.
 
     flowernl.py batch [--expect ERRNO MESSAGE 'REQUEST']...
 
@@ -39,9 +47,11 @@ Two things live here:
   MESSAGE." (ERRNO 0, MESSAGE "": succeeds).  It prints every request
   that did not do so, by number and arguments, with what it did, then
   "N requests: N as expected, N not"; exit status 0 if all were as
-  expected, else 1.  get and show print the filters as JSON: a list of
-  {"handle", "prio", "protocol", "chain", "kind", "options"} where options
-  maps TCA_FLOWER_* names to values (actions as a list of objects).
+  expected, else 1 (USAGE_EXIT for a malformed batch; a request with a
+  usage error counts as exiting with USAGE_EXIT).  get and show print
+  the filters as JSON: a list of {"handle", "prio", "protocol", "chain",
+  "kind", "options"} where options maps TCA_FLOWER_* names to values
+  (actions as a list of objects).
 """
 
 import argparse
@@ -76,6 +86,11 @@ FLOWER_ATTRS = tuple((a.name, a.nla_type) for a in uapi.TABLE)
 ATTR_BY_NAME = {'TCA_FLOWER_' + suffix: (number, nla_type)
                 for number, (suffix, nla_type) in enumerate(FLOWER_ATTRS)}
 NAME_BY_NUMBER = {number: name for name, (number, _) in ATTR_BY_NAME.items()}
+
+# The exit status of flowernl's own errors (the module's help): no errno
+# (1..133 on Linux), no signal death as a shell reports it (128 + 1..64),
+# not 255 (a request that raised, in batch), not 126/127 (the shell's).
+USAGE_EXIT = 200
 
 TCA_FLOWER_FLAGS_BITS = {'skip_hw': 1, 'skip_sw': 2, 'in_hw': 4,
                          'not_in_hw': 8, 'verbose': 16}
@@ -314,8 +329,17 @@ def split_assignment(item):
     return item.split('=', 1)
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, but a usage error exits with USAGE_EXIT, not 2 (ENOENT:
+    a case expecting the kernel's ENOENT would pass without a request)."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(USAGE_EXIT, '%s: error: %s\n' % (self.prog, message))
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         description='send/dump tc flower filters over netlink (pyroute2)')
     p.add_argument('command', choices=sorted(REQUESTS))
     p.add_argument('--dev', required=True)
@@ -372,7 +396,7 @@ def batch(argv, send=None):
                             for i in range(0, len(argv), 4)):
         print('usage: flowernl.py batch [--expect ERRNO MESSAGE REQUEST]...',
               file=sys.stderr)
-        return 2
+        return USAGE_EXIT
     requests = [(int(argv[i + 1]), argv[i + 2], argv[i + 3])
                 for i in range(0, len(argv), 4)]
     wrong = 0
@@ -382,7 +406,7 @@ def batch(argv, send=None):
             try:
                 got = send(shlex.split(request))
             except SystemExit as exc:           # argparse
-                got = exc.code if isinstance(exc.code, int) else 2
+                got = exc.code if isinstance(exc.code, int) else USAGE_EXIT
             except Exception as exc:
                 print('flowernl: %s: %s' % (type(exc).__name__, exc),
                       file=sys.stderr)
@@ -415,13 +439,14 @@ def main(argv=None):
             ipr.marshal.msg_map[msg_type] = FlowerTcMsg
         links = ipr.link_lookup(ifname=args.dev)
         if not links:
-            print('Cannot find device "%s"' % args.dev, file=sys.stderr)
-            return errno.ENODEV
+            print('flowernl: Cannot find device "%s"' % args.dev,
+                  file=sys.stderr)
+            return USAGE_EXIT
         try:
             msg = build_request(args, links[0])
         except (ValueError, KeyError) as exc:
             print('flowernl: %s' % exc, file=sys.stderr)
-            return errno.EINVAL
+            return USAGE_EXIT
         msg_type, flags = request_type_and_flags(args.command)
         try:
             replies = ipr.nlm_request(msg, msg_type=msg_type,

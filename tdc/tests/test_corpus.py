@@ -7,7 +7,7 @@ import subprocess
 import tempfile
 import unittest
 
-from tdc import corpus
+from tdc import corpus, jsonpattern
 
 TDC_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 REPO = os.path.dirname(TDC_DIR)
@@ -171,6 +171,182 @@ class TestCaseProblems(unittest.TestCase):
             for case in corpus.load_file(path):
                 self.assertEqual(corpus.case_problems(case), [],
                                  (path, case.get('id')))
+
+
+SCAPY = {'iface': '$DEV0', 'count': 1, 'packet': 'Ether()'}
+
+
+def packet_case(cid, **fields):
+    """A case that sends a frame and checks counters."""
+    return good_case(cid, plugins={'requires': ['nsPlugin', 'scapyPlugin']},
+                     scapy=[dict(SCAPY)], **fields)
+
+
+def json_verify(match_json):
+    """The verify fields of a tc -s -j dump checked by matchJSON."""
+    return dict(verifyCmd='$TC -s -j filter show dev $DEV1 ingress',
+                matchJSON=match_json,
+                matchPattern=jsonpattern.pattern(match_json, False, 'tc'),
+                matchCount='1')
+
+
+def stats(*packets):
+    return [{'kind': 'flower'}] + [
+        {'options': {'handle': n + 1, 'actions': [{'stats': {
+            'packets': p}}]}} for n, p in enumerate(packets)]
+
+
+class TestPositiveControl(unittest.TestCase):
+    """A packet case must expect some frame counted: one whose every
+    count is 0 passes on a flower that never matches (the reviewer's
+    582f, 49ea, 0438, 6616, d23e, 278e, 4d25).  Today's checker passed
+    them all."""
+
+    def problems(self, *cases):
+        with tempfile.TemporaryDirectory() as root:
+            path = os.path.join(root, 'filters', 'flower', 'a.json')
+            os.makedirs(os.path.dirname(path))
+            with open(path, 'w') as f:
+                json.dump(list(cases), f)
+            return corpus.check_tree(root)[2]
+
+    def test_zero_counts_in_json_are_refused(self):
+        problems = self.problems(packet_case('a1b2', **json_verify(
+            stats(0, 0))))
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn('filters/flower/a.json: a1b2: ', problems[0])
+        self.assertIn('every packet count its verify checks is 0',
+                      problems[0])
+        self.assertIn('positive control', problems[0])
+
+    def test_zero_counts_of_a_class_are_refused(self):
+        # 278e as it was: "Sent 0 bytes 0 pkt" on the class
+        problems = self.problems(packet_case(
+            'a1b2', verifyCmd='$TC -s class show dev fla',
+            matchPattern='^class htb 1:20 [^\\n]*\\n Sent 0 bytes 0 pkt ',
+            matchCount='1'))
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn('a1b2', problems[0])
+        self.assertIn('positive control', problems[0])
+
+    def test_a_frame_counted_anywhere_is_a_positive_control(self):
+        self.assertEqual(self.problems(
+            packet_case('a1b2', **json_verify(stats(0, 2))),
+            packet_case('a1b3', verifyCmd='$TC -s class show dev fla',
+                        matchPattern='\\A(?=.*?^class htb 1:20 [^\\n]*\\n '
+                                     'Sent 0 bytes 0 pkt )(?=.*?^class htb '
+                                     '1:30 [^\\n]*\\n Sent 84 bytes 2 pkt )',
+                        matchCount='1'),
+            # 3e9a: the bytes left open, the packets not
+            packet_case('a1b4', verifyCmd='$TC -s filter show dev $DEV1 '
+                        'ingress', matchPattern='Sent [0-9]+ bytes 2 pkt',
+                        matchCount='1')), [])
+
+    def test_a_count_the_pattern_leaves_open_is_no_control(self):
+        problems = self.problems(packet_case(
+            'a1b2', verifyCmd='$TC -s filter show dev $DEV1 ingress',
+            matchPattern='Sent [0-9]+ bytes [0-9]+ pkt', matchCount='1'))
+        self.assertEqual(len(problems), 1, problems)
+
+    def test_a_pattern_that_must_not_match_is_no_control(self):
+        # matchCount 0: "1 pkt" must be absent, which a flower that never
+        # matches satisfies
+        problems = self.problems(packet_case(
+            'a1b2', verifyCmd='$TC -s filter show dev $DEV1 ingress',
+            matchPattern='Sent 42 bytes 1 pkt', matchCount='0'))
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn('checks no packet count', problems[0])
+
+    def test_a_packet_case_that_checks_no_count_is_refused(self):
+        problems = self.problems(packet_case(
+            'a1b2', verifyCmd='$TC filter show dev $DEV1 ingress',
+            matchPattern='handle 0x1', matchCount='1'))
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn('a1b2: sends frames but its verify checks no packet '
+                      'count', problems[0])
+
+    def test_zero_counts_without_frames_are_fine(self):
+        self.assertEqual(self.problems(good_case('a1b2', **json_verify(
+            stats(0)))), [])
+
+    def test_the_program_fails_and_names_the_case(self):
+        with tempfile.TemporaryDirectory() as root:
+            os.makedirs(os.path.join(root, 'x'))
+            with open(os.path.join(root, 'x', 'a.json'), 'w') as f:
+                json.dump([packet_case('a1b2', **json_verify(stats(0)))], f)
+            proc = subprocess.run(
+                ['/usr/bin/python3', '-m', 'tdc.corpus', '--min-flower', '0',
+                 '--min-packets', '0', root], cwd=REPO, capture_output=True,
+                text=True)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn('x/a.json: a1b2: sends frames but every packet count',
+                      proc.stdout)
+
+
+class TestHiddenExitStatus(unittest.TestCase):
+    """A $TC or $FLNL command piped into another program: the pipeline's
+    exit status is the last program's, so a tc that failed passes (ad6a:
+    `$TC actions list action gact | wc -l` matching 0 or 1 lines).
+    Today's checker passed it."""
+
+    def problems(self, case):
+        return corpus.strict_case_problems(case, os.path.join(
+            'filters', 'flower', 'a.json'))
+
+    def test_piped_tc_in_the_verify_is_refused(self):
+        problems = self.problems(good_case(
+            'a1b2', verifyCmd='$TC actions list action gact | wc -l',
+            matchPattern='\\A\\s*[01]\\s*\\Z', matchCount='1'))
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("verifyCmd '$TC actions list action gact | wc -l': a "
+                      'pipe hides the exit status of $TC', problems[0])
+        self.assertIn('exitHiddenByPipe', problems[0])
+
+    def test_piped_flnl_in_the_command_is_refused(self):
+        # 25cd as it was
+        problems = self.problems(good_case(
+            'a1b2', cmdUnderTest='$FLNL add --dev $DEV1 2>&1 | grep -c '
+            '"^RTNETLINK answers: Invalid argument"',
+            category=['filter', 'flower', 'flowernl']))
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn('cmdUnderTest', problems[0])
+        self.assertIn('exit status of $FLNL', problems[0])
+
+    def test_piped_tc_in_the_setup_is_refused(self):
+        problems = self.problems(good_case(
+            'a1b2', setup=['$TC qdisc show dev $DEV1 | grep -q ingress']))
+        self.assertEqual(len(problems), 1, problems)
+
+    def test_what_hides_nothing_is_fine(self):
+        for fields in (
+                dict(verifyCmd='$TC -j actions list action gact',
+                     matchJSON=[], matchJSONExact=True,
+                     matchPattern='\\A\\[\\]\\s*\\Z', matchCount='1'),
+                dict(verifyCmd='$TC -force -b $BATCH_FILE 2>&1'),
+                dict(verifyCmd='$IP -o link show up | grep -c -e $DEV1'),
+                dict(cmdUnderTest="awk 'BEGIN { print 1 }' > $BATCH_FILE")):
+            self.assertEqual(self.problems(good_case('a1b2', **fields)), [],
+                             fields)
+
+    def test_a_declared_pipe_is_fine(self):
+        case = good_case(
+            'a1b2', cmdUnderTest="$TC filter add dev $DEV1 ingress flower "
+            "2>&1 | grep -cF 'Warning: x.'",
+            exitHiddenByPipe='only an accepted request prints the warning')
+        self.assertEqual(self.problems(case), [])
+        # and the runners of 6.1 and upstream ignore the field
+        self.assertEqual(corpus.sixone_problems(case), [])
+        self.assertEqual(corpus.upstream_problems(case), [])
+
+    def test_a_declaration_needs_a_reason_and_a_pipe(self):
+        self.assertIn('exitHiddenByPipe is not a reason (a non-empty '
+                      'string)', corpus.case_problems(good_case(
+                          'a1b2', cmdUnderTest='$TC -V | grep x',
+                          exitHiddenByPipe=' ')))
+        problems = self.problems(good_case('a1b2', exitHiddenByPipe='why'))
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn('declares exitHiddenByPipe but pipes no $TC or $FLNL '
+                      'command', problems[0])
 
 
 class TestPrintsJson(unittest.TestCase):

@@ -2,7 +2,9 @@
 """flowernl.py: the flower nla class and the request builder, encoded with
 pyroute2 and decoded back, without a socket (no kernel involved)."""
 
+import errno
 import io
+import shlex
 import socket
 import struct
 import sys
@@ -15,7 +17,7 @@ from pyroute2.netlink.rtnl.tcmsg import tcmsg
 
 from flower import uapi
 from flower.tests.test_nl import tc_parent
-from tdc import flowernl
+from tdc import corpus, flowernl
 
 
 def request(*argv):
@@ -274,7 +276,99 @@ class TestBatch(unittest.TestCase):
 
     def test_bad_usage(self):
         with redirect_stderr(io.StringIO()):
-            self.assertEqual(flowernl.batch(['--expect', '1', 'x'], None), 2)
+            self.assertEqual(flowernl.batch(['--expect', '1', 'x'], None),
+                             flowernl.USAGE_EXIT)
+
+    def test_a_request_with_a_usage_error_is_not_the_kernels_errno(self):
+        # it never reaches a socket: argparse refuses it
+        out = io.StringIO()
+        with redirect_stdout(out):
+            code = flowernl.batch(['--expect', '22', '',
+                                   'add --dev d1 --no-such-option'])
+        self.assertEqual(code, 1)
+        self.assertIn('  got:      exit %d' % flowernl.USAGE_EXIT,
+                      out.getvalue())
+
+
+# The highest errno Linux defines (include/uapi/asm-generic/errno.h,
+# EHWPOISON); Python's errno module may know fewer.
+LINUX_ERRNO_MAX = 133
+
+
+class TestOwnErrors(unittest.TestCase):
+    """flowernl's own errors (usage, an attribute it cannot build, a
+    device that is not there) exit with USAGE_EXIT, which no errno has:
+    before, they exited with 22 (EINVAL) or argparse's 2 (ENOENT), so a
+    case expecting the kernel's EINVAL passed on a request that never
+    reached the kernel (8c3a)."""
+
+    def test_usage_exit_is_no_errno_and_no_signal(self):
+        self.assertGreater(flowernl.USAGE_EXIT, LINUX_ERRNO_MAX)
+        self.assertNotIn(flowernl.USAGE_EXIT, errno.errorcode)
+        self.assertGreater(flowernl.USAGE_EXIT, 128 + 64)   # 128 + signal
+        self.assertLess(flowernl.USAGE_EXIT, 255)
+        self.assertIn('USAGE_EXIT, %d' % flowernl.USAGE_EXIT,
+                      ' '.join(flowernl.__doc__.split()))
+
+    def run_main(self, *argv):
+        err = io.StringIO()
+        with redirect_stderr(err), redirect_stdout(io.StringIO()):
+            try:
+                code = flowernl.main(list(argv))
+            except SystemExit as exc:
+                code = exc.code
+        return code, err.getvalue()
+
+    def test_argument_errors(self):
+        for argv in (['frobnicate', '--dev', 'x'],
+                     ['add'],
+                     ['add', '--dev', 'x', '--prio', 'notanumber'],
+                     ['add', '--dev', 'x', '--action', 'nosuchaction']):
+            code, err = self.run_main(*argv)
+            self.assertEqual(code, flowernl.USAGE_EXIT, (argv, err))
+            self.assertIn('error:', err, argv)
+
+    def test_unbuildable_request(self):
+        # a link lookup on the host (lo is always there); nothing is sent
+        for attr in ('--attr', 'no_such_attr=1'), ('--attr', 'ip_proto=x'), \
+                ('--raw', 'key_eth_dst=zz'):
+            code, err = self.run_main('add', '--dev', 'lo', *attr)
+            self.assertEqual(code, flowernl.USAGE_EXIT, (attr, err))
+            self.assertTrue(err.startswith('flowernl: '), err)
+            self.assertNotIn('RTNETLINK answers', err)
+
+    def test_missing_device(self):
+        code, err = self.run_main('show', '--dev', 'tdcnosuchdev0')
+        self.assertEqual(code, flowernl.USAGE_EXIT)
+        self.assertIn('Cannot find device "tdcnosuchdev0"', err)
+
+    def test_kernel_errors_keep_their_errno(self):
+        with redirect_stderr(io.StringIO()):
+            self.assertEqual(flowernl.report_error(NetlinkError(22, 'x')), 22)
+            self.assertEqual(flowernl.report_error(NetlinkError(-2)), 2)
+
+    def test_corpus_expects_kernel_errnos_only(self):
+        """Every exit status a case expects of $FLNL (its expExitCode, a
+        batch's --expect) is 0 or an errno, never USAGE_EXIT: 8c3a's 22
+        and 99be's 17 are the kernel's."""
+        cases = [c for path in corpus.case_files([corpus.DEFAULT_DIR])
+                 for c in corpus.load_file(path)]
+        seen = 0
+        for case in cases:
+            cmd = case.get('cmdUnderTest', '')
+            if not cmd.startswith('$FLNL '):
+                continue
+            seen += 1
+            words = shlex.split(cmd)
+            codes = [int(words[i + 1]) for i, w in enumerate(words)
+                     if w == '--expect'] if words[1] == 'batch' else \
+                [int(case['expExitCode'])]
+            for code in codes:
+                self.assertTrue(0 <= code <= LINUX_ERRNO_MAX,
+                                (case['id'], code))
+        self.assertGreater(seen, 10)
+        ids = {c['id']: c for c in cases}
+        self.assertEqual(ids['8c3a']['expExitCode'], '22')
 
 
 if __name__ == '__main__':
