@@ -113,6 +113,7 @@ bench-insert:
 	$(REPO)/guest/run --smp 2 --no-load-flower --timeout 3600 \
 		--console-log $(BUILD)/logs/console-bench-insert.log -- \
 		$(PYTHON) -m bench.insert_ab --out $(BENCH_INSERT) $(INSERT_ARGS) \
+		--commit "$$(git -C $(REPO) rev-parse --short HEAD)$$(git -C $(REPO) status --porcelain -- kernel bench | grep -q . && echo ' with uncommitted changes to kernel/ or bench/')" \
 		$(if $(filter fltest,$(INSERT_DEVICE)),--device fltest --driver $(OFFLOAD_DRV_V_KO)) \
 		--module stock=$(call KO_PATH,stock) --module ours=$(call KO_PATH,ours)
 	@cat $(BENCH_INSERT)/insert_ab.md
@@ -122,6 +123,9 @@ bench-docs:
 		cp $(BENCH_JOBS)/table.md $(BENCH_JOBS)/results.json $(BENCH_DOCS)/jobs/; fi
 	@if [ -f $(BENCH_INSERT)/insert_ab.md ]; then \
 		cp $(BENCH_INSERT)/insert_ab.md $(BENCH_INSERT)/insert_ab.json $(BENCH_DOCS)/; fi
+	@f=$(BUILD)/guest-out/insert-ab-fltest; if [ -f $$f/insert_ab.md ]; then \
+		cp $$f/insert_ab.md $(BENCH_DOCS)/insert_ab_fltest.md; \
+		cp $$f/insert_ab.json $(BENCH_DOCS)/insert_ab_fltest.json; fi
 	@test -f $(BENCH_OUT)/table.md || { echo "bench-docs: run make bench first"; exit 1; }
 	@mkdir -p $(BENCH_DOCS)
 	cp $(addprefix $(BENCH_OUT)/,results.json results.csv control.csv table.md plot.png) $(BENCH_DOCS)/

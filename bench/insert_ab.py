@@ -104,6 +104,8 @@ def main():
     p.add_argument('--device', choices=('dummy', 'fltest'), default='dummy',
                    help='the device the filters go to (fltest: the offload '
                    'test driver\'s, bound as a NIC driver binds)')
+    p.add_argument('--commit', default='unknown',
+                   help='the commit measured, for the report\'s head')
     p.add_argument('--driver', metavar='KO',
                    help='the offload test driver, loaded for --device fltest')
     a = p.parse_args()
@@ -152,6 +154,7 @@ def main():
 def markdown(rows, names, a):
     """The report: one row per layout, medians and every round."""
     out = ['# Parallel inserts: %s in one guest run\n' % ' and '.join(names),
+           'Commit measured: %s (`make bench-insert`).\n' % a.commit,
            '%d `tc -b` processes at once, %d filters each (single: the '
            'same filters from one process), %d vCPUs, wall '
            'time (not -icount); the modules alternate round by round, '
