@@ -18,9 +18,16 @@
 #                       an hour and a half in the emulated guest.
 #   make tdc61-smoke    gate stage: the files of TDC61_SMOKE_FILES only, on
 #                       ours (a few minutes)
+#   make tdc61-recheck TDC61_RECHECK=FILES
+#                       those case files again (VARIANT=ours|stock), into
+#                       build/guest-out/tdc61/<variant>-recheck: after a
+#                       change to some files, their results at the new
+#                       commit take the full run's place in the report,
+#                       which names both commits
 #   make tdc61-report   docs/tdc61.md from the last `make tdc61` on ours
-#                       and on stock, naming the commit measured (`git
-#                       rev-parse --short HEAD` when the run started)
+#                       and on stock (and their rechecks), naming the
+#                       commit measured (`git rev-parse --short HEAD` when
+#                       the run started)
 #
 # Output: build/guest-out/tdc61/<variant>/ (6.1's TAP and output per
 # file, results.json) and build/guest-out/tdc61/<variant>.out (the run's
@@ -35,7 +42,7 @@ TDC61_SMOKE_FILES := basic.json keys-ipv4.json packets-tcp_flags.json \
                      keys-enc.json
 TDC61_RUN         := $(PYTHON) -m tdc.tdc61 run
 
-.PHONY: tdc61 tdc61-smoke tdc61-report
+.PHONY: tdc61 tdc61-smoke tdc61-recheck tdc61-report
 
 # the commit measured, and whether the corpus or the harness differed
 # from it (uncommitted changes)
@@ -64,8 +71,19 @@ tdc61-smoke:
 		$(TDC61_RUN) --out $(TDC61_OUT)/smoke \
 		$(addprefix $(TDC61_CASES)/,$(TDC61_SMOKE_FILES))
 
+tdc61-recheck:
+	@test -n "$(TDC61_RECHECK)" || { echo "tdc61-recheck: name the files: TDC61_RECHECK=\"FILE...\""; exit 2; }
+	$(variant_guest)
+	@$(MAKE) --no-print-directory offload-drv
+	$(call tdc61_commit,$(VARIANT)-recheck)
+	cd $(REPO) && ./guest/run --variant $(VARIANT) --timeout 14400 -- \
+		$(TDC61_RUN) --out $(TDC61_OUT)/$(VARIANT)-recheck $(TDC61_RECHECK) \
+		| tee $(TDC61_OUT)/$(VARIANT)-recheck.out
+
 tdc61-report:
 	cd $(REPO) && $(PYTHON) -m tdc.tdc61 report --ours $(TDC61_OUT)/ours \
 		$$([ -e $(TDC61_OUT)/stock/results.json ] && \
 			echo --stock $(TDC61_OUT)/stock) \
+		$$(for v in ours stock; do [ -e $(TDC61_OUT)/$$v-recheck/results.json ] && \
+			echo --recheck-$$v $(TDC61_OUT)/$$v-recheck; done) \
 		--out $(REPO)/docs/tdc61.md

@@ -50,7 +50,6 @@ commit, which make tdc61 writes before the run).
 
 import argparse
 import collections
-import datetime
 import json
 import os
 import re
@@ -288,6 +287,22 @@ def load_results(path):
     return data
 
 
+def with_recheck(data, recheck):
+    """data (a full run) with the files of recheck (a later run of some
+    of them, make tdc61-recheck) taken from recheck: its results in place
+    of the full run's for those files, its commit named beside the full
+    run's."""
+    files = {r['file'] for r in recheck['results']}
+    kept = [r for r in data['results'] if r['file'] not in files]
+    order = [r['file'] for r in data['results']]
+    results = sorted(kept + recheck['results'], key=lambda r: (
+        order.index(r['file']) if r['file'] in order else len(order)))
+    names = ', '.join(sorted(os.path.basename(f) for f in files))
+    return dict(data, results=results,
+                seconds=data['seconds'] + recheck['seconds'],
+                recheck=(names, recheck['commit']))
+
+
 def tally(data):
     c = collections.Counter(r['status'] for r in data['results'])
     return c['pass'], c['fail'], c['skip']
@@ -333,7 +348,10 @@ def report(ours, stock, tree, causes=None):
              'tdc.py: Linux {} (`build/src/pristine/{}/tdc.py`, its own '
              'plugins).  Commit measured: {}.'.format(
                  tree_version(tree), RUNNER_DIR, '; '.join(
-                     '{} `{}`'.format(name, data['commit'])
+                     '{} `{}`{}'.format(name, data['commit'], ' (its files '
+                                        '{} run again at `{}`)'.format(
+                                            *data['recheck'])
+                                        if data.get('recheck') else '')
                      for name, data in runs)), '',
              'Each case file runs on its own, as `tdc.py -c flower -d {} -f '
              'FILE` in the guest (a scratch copy of the tree\'s tc-testing '
@@ -408,6 +426,10 @@ def report(ours, stock, tree, causes=None):
 def cmd_report(args):
     ours = load_results(args.ours)
     stock = load_results(args.stock) if args.stock else None
+    if args.recheck_ours:
+        ours = with_recheck(ours, load_results(args.recheck_ours))
+    if args.recheck_stock and stock:
+        stock = with_recheck(stock, load_results(args.recheck_stock))
     text = report(ours, stock, args.tree, declared(args.declared))
     with open(args.out, 'w') as f:
         f.write(text)
@@ -434,6 +456,11 @@ def main(argv=None):
         REPO, 'docs', 'stock-comparison.md'), help='the cases that fail on '
         'stock under our tdc.py, by cause (default %(default)s)')
     q.add_argument('--out', default=os.path.join(REPO, 'docs', 'tdc61.md'))
+    q.add_argument('--recheck-ours', metavar='DIR', help='a later run of '
+                   'some files on ours, whose results replace the full '
+                   'run\'s for them (make tdc61-recheck)')
+    q.add_argument('--recheck-stock', metavar='DIR', help='the same for '
+                   'stock')
     args = p.parse_args(argv)
     return cmd_run(args) if args.command == 'run' else cmd_report(args)
 

@@ -180,6 +180,23 @@ class TestReport(unittest.TestCase):
         self.assertIn('| aa11 | a.json | case aa11 | fail | dump | why aa11 |',
                       text)
 
+    def test_a_recheck_replaces_its_files_results_and_is_named(self):
+        full = self.results([('aa11', 'pass'), ('bb22', 'fail')])
+        full['results'][1]['file'] = 'tc-tests/filters/flower/b.json'
+        again = self.results([('bb22', 'pass'), ('cc33', 'pass')])
+        again['commit'] = 'def5678'
+        for r in again['results']:
+            r['file'] = 'tc-tests/filters/flower/b.json'
+        merged = tdc61.with_recheck(full, again)
+        self.assertEqual([(r['id'], r['status']) for r in merged['results']],
+                         [('aa11', 'pass'), ('bb22', 'pass'),
+                          ('cc33', 'pass')])
+        self.assertEqual(merged['seconds'], 120)
+        text = tdc61.report(merged, None, '/nonexistent')
+        self.assertIn('Commit measured: ours `abc1234` (its files b.json '
+                      'run again at `def5678`)', text)
+        self.assertIn('| ours | 3 | 3 | 0 | 0 | 2 min |', text)
+
 
 class TestConfig(unittest.TestCase):
     def test_flnl_reaches_the_names_of_6_1s_tdc_config(self):
