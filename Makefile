@@ -246,7 +246,7 @@ series-check:
 # of its description (the comment in each file says more).
 help:
 	@for f in $(MAKEFILE_LIST); do \
-		lines=$$(grep -h -E '^#   make [a-z0-9-]+( [A-Z_]+=[^ ]+)*( {2,}.*)?$$' $$f) || continue; \
+		lines=$$(grep -h -E '^#   make [a-z0-9-]+( [A-Z0-9_]+=[^ ]+)*( {2,}.*)?$$' $$f) || continue; \
 		echo "$${f#$(REPO)/}:"; echo "$$lines" | sed 's/^#  //'; done
 
 clean:
