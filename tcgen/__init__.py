@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """tcgen - writes the flower tdc corpus, tc-tests/filters/flower/*.json.
 
-Run it as `python3 -m tc-tests.generate [--check]` (tcgen/main.py).
+Run it as `python3 -m tcgen [--check]` (tcgen/main.py).
 
 It writes only the files it lists in filters/flower/generated.sha256
 (which it writes too): it refuses to overwrite or delete any other file,

@@ -2,8 +2,8 @@
 """tcgen.main - write the flower tdc corpus, tc-tests/filters/flower/*.json.
 
 usage (from the repository root):
-       python3 -m tc-tests.generate           (re)write the files
-       python3 -m tc-tests.generate --check   exit 1 (and name them) if a
+       python3 -m tcgen           (re)write the files
+       python3 -m tcgen --check   exit 1 (and name them) if a
                                               file is not what this
                                               program writes
 
@@ -71,7 +71,7 @@ def sha256(text):
 
 
 def read_manifest(out_dir=OUT_DIR):
-    """{file name: sha256} of what generate.py last wrote in out_dir."""
+    """{file name: sha256} of what tcgen last wrote in out_dir."""
     try:
         with open(os.path.join(out_dir, MANIFEST)) as f:
             lines = f.read().splitlines()
@@ -95,14 +95,14 @@ def current_text(path):
 
 
 def leftovers(files, out_dir=OUT_DIR):
-    """Files generate.py wrote (its manifest says) and no longer writes."""
+    """Files tcgen wrote (its manifest says) and no longer writes."""
     return sorted(n for n in read_manifest(out_dir) if n not in files and
                   os.path.exists(os.path.join(out_dir, n)))
 
 
 def not_ours(files, out_dir=OUT_DIR):
     """Why writing `files` (and deleting the leftovers) would overwrite or
-    delete what generate.py did not write: one line per such file."""
+    delete what tcgen did not write: one line per such file."""
     manifest = read_manifest(out_dir)
     problems = []
     for name in sorted(set(files) | set(leftovers(files, out_dir))):
@@ -110,10 +110,10 @@ def not_ours(files, out_dir=OUT_DIR):
         if text is None or text == files.get(name):
             continue                    # nothing there, or no change
         if name not in manifest:
-            problems.append('%s: not written by generate.py (not in %s): '
+            problems.append('%s: not written by tcgen (not in %s): '
                             'rename it, or the theme' % (name, MANIFEST))
         elif sha256(text) != manifest[name]:
-            problems.append('%s: changed since generate.py wrote it (a case '
+            problems.append('%s: changed since tcgen wrote it (a case '
                             'added by hand? those go to regressions.json); '
                             'undo the change, then run this again'
                             % name)
@@ -138,7 +138,7 @@ def write(files, out_dir=OUT_DIR):
     return []
 
 
-# Ids of cases generate.py no longer writes: never given to another case
+# Ids of cases tcgen no longer writes: never given to another case
 # (an id names one test; a case whose meaning changed gets a new name, so
 # a new id).  The one-mask-per-prio refusals, now accepted (theme masks),
 # and the others below.
@@ -178,7 +178,7 @@ def build():
     roundtrip_cases(c)
     terse_cases(c)
     packet_cases(c)
-    # the files generate.py wrote last time are its own too (a theme
+    # the files tcgen wrote last time are its own too (a theme
     # renamed: its old file goes, its ids stay with their names)
     c.assign_ids(foreign_ids(set('%s.json' % t for t in c.themes) |
                              set(read_manifest())) | RETIRED_IDS)
@@ -223,7 +223,7 @@ def main(argv):
         return 2
     problems = write(files)
     for line in problems:
-        print('generate.py: refusing to write anything: ' + line,
+        print('tcgen: refusing to write anything: ' + line,
               file=sys.stderr)
     if problems:
         return 1

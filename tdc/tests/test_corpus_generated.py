@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The generated flower corpus: committed files are what
-tc-tests/generate.py (the tcgen package) writes, and the corpus is as large as the issue asks
+the tcgen package (python3 -m tcgen) writes, and the corpus is as large as the issue asks
 (400+ flower cases, 100+ of them sending packets with scapy), with ids
 unique over the whole of tc-tests/.
 
@@ -42,13 +42,13 @@ class TestGeneratedCorpus(unittest.TestCase):
             with self.subTest(file=name):
                 self.assertTrue(os.path.exists(path),
                                 '%s is missing: run python3 -m '
-                                'tc-tests.generate'
+                                'tcgen'
                                 % path)
                 with open(path) as f:
                     self.assertEqual(
                         f.read(), text, '%s differs from what '
-                        'tc-tests/generate.py writes: run python3 -m '
-                        'tc-tests.generate' % path)
+                        'tcgen writes: run python3 -m '
+                        'tcgen' % path)
 
     def test_no_left_over_generated_files(self):
         self.assertEqual(self.gen.leftovers(self.files), [])

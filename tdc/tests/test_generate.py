@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""tc-tests/generate.py (tcgen.main) writes only what it wrote before: its manifest
+"""tcgen (python3 -m tcgen, tcgen.main) writes only what it wrote before: its manifest
 (filters/flower/generated.sha256) lists its files and their contents, and
 it never overwrites or deletes a file it did not write, nor one of its
 own that was changed by hand.  Here on a temporary directory with small
@@ -53,7 +53,7 @@ class TestWrite(unittest.TestCase):
         self.assertEqual(set(GEN.read_manifest(self.dir)), {'add.json'})
 
     def test_hand_written_file_named_like_ours_is_left_alone(self):
-        # the old generate.py deleted any keys-*.json it did not write
+        # the old tcgen deleted any keys-*.json it did not write
         self.put('keys-mine.json', cases('00aa'))
         self.put('regressions.json', cases('00bb'))
         self.assertEqual(GEN.write(self.files, self.dir), [])
@@ -66,18 +66,18 @@ class TestWrite(unittest.TestCase):
         files = dict(self.files, **{'scale.json': cases('0004')})
         problems = GEN.write(files, self.dir)
         self.assertEqual(len(problems), 1)
-        self.assertIn('scale.json: not written by generate.py', problems[0])
+        self.assertIn('scale.json: not written by tcgen', problems[0])
         self.assertEqual(self.get('scale.json'), cases('00aa'))
         self.assertNotIn('scale.json', GEN.read_manifest(self.dir))
 
     def test_refuses_to_wipe_a_case_added_by_hand(self):
-        # the old generate.py silently rewrote the file without it
+        # the old tcgen silently rewrote the file without it
         self.put('add.json', cases('0001', '00cc'))
         new = {'add.json': cases('0001', '0003'),
                'keys-eth.json': cases('0002', '0005')}
         problems = GEN.write(new, self.dir)
         self.assertEqual(len(problems), 1)
-        self.assertIn('add.json: changed since generate.py wrote it',
+        self.assertIn('add.json: changed since tcgen wrote it',
                       problems[0])
         self.assertEqual(self.get('add.json'), cases('0001', '00cc'))
         # nothing at all was written
