@@ -5,10 +5,12 @@
 #
 #   make stock-series-gate   every patch of kernel/stock-series/series in
 #                            order on a copy of the pristine file: it
-#                            applies, has a Fixes: tag, checkpatch --strict
-#                            at 80 columns, and cls_flower.ko builds with
-#                            W=1 and sparse as an external module against
-#                            build/obj/ours (as make stock-ext), into
+#                            applies, has a Fixes: tag (or is an RFC,
+#                            "[RFC PATCH ...]", without one), checkpatch
+#                            --strict at 80 columns, and cls_flower.ko
+#                            builds with W=1 and sparse as an external
+#                            module against build/obj/ours (as make
+#                            stock-ext), into
 #                            build/stock-next/step-N/ (step-0: pristine);
 #                            build/stock-next/cls_flower.ko is stock-next.
 #                            "ok N/M subject" a patch, "N passed, N failed"

@@ -7,7 +7,9 @@ runs it.
       Every patch of the series in order, on a copy of the pristine file
       (build/src/stock-next/tree): it applies (git apply: no fuzz, no
       whitespace error, net/sched/cls_flower.c only), has a well-formed
-      Fixes: tag, is clean under checkpatch --strict at 80 columns, and
+      Fixes: tag (a fix) or says RFC in its subject prefix and has no
+      Fixes: tag (a behaviour change offered for comment, "[RFC PATCH
+      ...]"), is clean under checkpatch --strict at 80 columns, and
       the file then builds as cls_flower.ko with W=1 and sparse (C=1)
       without a warning, as an external module (kbuild M=) against
       build/obj/ours, the way `make stock-ext` builds the stock module.
@@ -63,6 +65,7 @@ CHECKPATCH = [os.path.join(PRISTINE, 'scripts', 'checkpatch.pl'),
               '--strict', '--max-line-length=80', '--ignore',
               'UNKNOWN_COMMIT_ID']
 BACKPORT_RE = re.compile(r'^commit [0-9a-f]{40} upstream\.$', re.M)
+PREFIX_RE = re.compile(r'^\[[^\]]*\bPATCH\b[^\]]*\]\s*')
 FIXES_RE = re.compile(r'^Fixes: [0-9a-f]{12} \("[^"\n]+"\)$', re.M)
 CASE_PATCH_RE = re.compile(r'^\[stock-series (\d+)/(\d+)\] ')
 
@@ -77,13 +80,26 @@ def series():
     return [os.path.join(where, n) for n in names]
 
 
-def subject(path):
-    """A patch's subject, its "[PATCH ...]" prefix left out."""
+def full_subject(path):
+    """A patch's Subject: line, unfolded, its "[PATCH ...]" prefix in."""
     with open(path) as f:
         text = f.read()
     m = re.search(r'^Subject: (.*(?:\n [^\n]*)*)', text, re.M)
-    s = re.sub(r'\s*\n\s*', ' ', m.group(1)) if m else os.path.basename(path)
-    return re.sub(r'^\[PATCH[^\]]*\]\s*', '', s)
+    return re.sub(r'\s*\n\s*', ' ', m.group(1)) if m else \
+        os.path.basename(path)
+
+
+def subject(path):
+    """A patch's subject, its "[PATCH ...]" or "[RFC PATCH ...]" prefix
+    left out."""
+    return PREFIX_RE.sub('', full_subject(path))
+
+
+def is_rfc(path):
+    """The patch is an RFC: its subject prefix says so ("[RFC PATCH
+    ...]")."""
+    m = PREFIX_RE.match(full_subject(path))
+    return bool(m and re.search(r'\bRFC\b', m.group(0)))
 
 
 def message(path):
@@ -200,8 +216,13 @@ def gate(jobs):
                 a, d = line.split('\t')[:2]
                 adds, dels = adds + int(a), dels + int(d)
             msg = message(path)
-            if not FIXES_RE.search(msg):
-                problems.append('no Fixes: <12 hex> ("subject") tag')
+            rfc = is_rfc(path)
+            if rfc and re.search(r'^Fixes:', msg, re.M):
+                problems.append('an RFC patch (a behaviour change) has '
+                                'no Fixes: tag')
+            elif not rfc and not FIXES_RE.search(msg):
+                problems.append('no Fixes: <12 hex> ("subject") tag, '
+                                'nor RFC in the subject prefix')
             cmd = CHECKPATCH + (['--ignore', 'GIT_COMMIT_ID']
                                 if BACKPORT_RE.search(msg) else []) + [path]
             rc, out = run(cmd, cwd=PRISTINE)
@@ -216,8 +237,9 @@ def gate(jobs):
                 problems.append('\n'.join(['cls_flower.ko (W=1 C=1):'] +
                                           ['    ' + w for w in why]))
             print('  %d/%d: +%d -%d lines, %s' % (
-                n, total, adds, dels, 'backport' if BACKPORT_RE.search(msg)
-                else 'fix'), flush=True)
+                n, total, adds, dels, 'rfc' if rfc else
+                'backport' if BACKPORT_RE.search(msg) else 'fix'),
+                flush=True)
             if problems:
                 print('not ok %d/%d %s: %s' % (n, total, name,
                                                '; '.join(problems)))
