@@ -100,7 +100,11 @@ class TestGate(unittest.TestCase):
 
     def test_unit_stage_needs_its_floor(self):
         ran = 'Ran 3 tests in 0.1s\n\nOK\n'
-        self.assertEqual(gate.unit_summary(ran), gate.Counts(3, 1, 0))
+        out = io.StringIO()
+        with redirect_stdout(out):
+            self.assertEqual(gate.unit_summary(ran), gate.Counts(3, 1, 0))
+        self.assertIn('did not run test_the_tree_loses_no_test_file',
+                      out.getvalue())
         self.assertEqual(gate.unit_summary(
             'test_the_tree_loses_no_test_file (tdc.tests.x) ... ok\n' + ran),
             gate.Counts(3, 0, 0))
