@@ -85,10 +85,10 @@ SCHECK_OBJ     := $(BUILD)/obj/series-check
 # Kernel builds are serialized per object directory: kbuild must not run
 # twice in one O=, and a module built against build/obj/X (the stock one,
 # the offload driver, mutants) takes X's lock.  Builds in different
-# directories (ours, debug, i386) may run side by side, as the gate's
-# background builds do (tdc/gate.py).  The sync of build/src/ours, which
-# builds of ours, debug and i386 all start with, takes TREE_LOCK for itself
-# (always inside an object directory's lock, never around one).
+# directories (ours, debug, i386) may run side by side.  The sync of
+# build/src/ours, which builds of ours, debug and i386 all start with,
+# takes TREE_LOCK for itself (always inside an object directory's lock,
+# never around one).
 kernel_lock    = $(BUILD)/.kernel-$(1).lock
 KERNEL_LOCK    := $(call kernel_lock,$(VARIANT))
 TREE_LOCK      := $(BUILD)/.tree.lock

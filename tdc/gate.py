@@ -25,10 +25,6 @@ the JSON here on the host (a runner that stops early, or selects other
 cases in the guest, does not pass).  Exit status 1 if anything failed,
 else 0.  The summary gives each stage's wall time.
 
-The kernels that later stages build (i386, debug) are built in the
-background from the start, at nice 19 (PREBUILDS): the emulated guest
-leaves a host core idle much of the time.
-
 usage: python3 -m tdc.gate [STAGE...]   (from the repository root;
                                           default: all; --list shows them)
 """
@@ -44,7 +40,6 @@ import collections                  # noqa: E402
 import functools                    # noqa: E402
 import re                           # noqa: E402
 import subprocess                   # noqa: E402
-import threading                    # noqa: E402
 import time                         # noqa: E402
 
 from flower.results import Counts, parse_tap, summary_line  # noqa: E402
@@ -186,46 +181,6 @@ STAGES = [
 ]
 
 
-# Kernels that stages build for themselves, started when the gate starts,
-# one after the other at nice 19, with their output in build/logs/: the
-# emulated guest leaves a host core idle much of the time, and these
-# builds use it.  A stage that needs one takes its lock (the Makefile's
-# kernel_lock) and waits for it, or builds what is left itself; a failed
-# background build fails nothing by itself, since its stage runs the same
-# make again and reports.  (make arguments, the stages that need it)
-PREBUILDS = [
-    (['walk32-kernel'], {'walk32'}),
-    (['kernel', 'VARIANT=debug'], {'stress-debug-smoke', 'stress-parallel'}),
-]
-PREBUILD_LOGS = os.path.join(REPO, 'build', 'logs')
-
-
-class Prebuild(threading.Thread):
-    """PREBUILDS of the selected stages, in order, in the background."""
-
-    def __init__(self, selected):
-        super().__init__(daemon=True)
-        self.builds = [args for args, need in PREBUILDS if need & selected]
-        self.results = []
-
-    def run(self):
-        for args in self.builds:
-            name = '-'.join(a.replace('VARIANT=', '') for a in args)
-            log = os.path.join(PREBUILD_LOGS,
-                               'gate-prebuild-{}.log'.format(name))
-            os.makedirs(PREBUILD_LOGS, exist_ok=True)
-            start = time.monotonic()
-            with open(log, 'w') as out:
-                code = subprocess.call(
-                    ['nice', '-n', '19', 'make', '--no-print-directory'] +
-                    args, cwd=REPO, stdin=subprocess.DEVNULL, stdout=out,
-                    stderr=subprocess.STDOUT)
-            self.results.append('=== prebuild make {}: exit {} ({:.0f} s; '
-                                'log {})'.format(' '.join(args), code,
-                                                 time.monotonic() - start,
-                                                 log))
-
-
 def run_stage(stage):
     """Run one stage, echoing its output; return (Counts, note)."""
     out = sys.stdout
@@ -271,8 +226,6 @@ def main(argv):
     total = Counts(0, 0, 0)
     verdicts = []
     gate_start = time.monotonic()
-    prebuild = Prebuild({s.name for s in STAGES if not argv or s.name in argv})
-    prebuild.start()
     for stage in STAGES:
         if argv and stage.name not in argv:
             continue
@@ -283,8 +236,6 @@ def main(argv):
                         '{:.0f} s)'.format(stage.name, counts.passed,
                                            counts.failed, counts.skipped,
                                            note, time.monotonic() - start))
-    prebuild.join()
-    verdicts.extend(prebuild.results)
     verdicts.append('=== gate: {:.0f} s'.format(time.monotonic() - gate_start))
     print('\n'.join(verdicts))
     if total.skipped:

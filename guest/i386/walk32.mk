@@ -46,7 +46,7 @@ $(W32_OBJ)/.walk32-config: $(W32_DIR)/walk32.config $(REPO)/guest/kconfig
 	@ARCH=i386 $(REPO)/guest/kconfig $(W32_SRC) $(W32_OBJ) $(W32_DIR)/walk32.config
 	@touch $@
 
-# The kernel and /init only (the gate builds them in the background).
+# The kernel and /init only.
 walk32-kernel:
 	@mkdir -p $(BUILD)
 	@flock -n $(W32_LOCK) true || echo "walk32: waiting for another i386 kernel build ($(W32_LOCK))"

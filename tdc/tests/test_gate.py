@@ -109,24 +109,6 @@ class TestGate(unittest.TestCase):
             'test_the_tree_loses_no_test_file (tdc.tests.x) ... ok\n' + ran),
             gate.Counts(3, 0, 0))
 
-    def test_prebuilds_only_for_selected_stages(self):
-        self.assertEqual(gate.Prebuild({'unit', 'flower'}).builds, [])
-        self.assertEqual(gate.Prebuild({'stress-parallel'}).builds,
-                         [['kernel', 'VARIANT=debug']])
-        self.assertEqual(len(gate.Prebuild(
-            {s.name for s in gate.STAGES}).builds), len(gate.PREBUILDS))
-
-    def test_prebuild_runs_beside_the_stages_and_is_reported(self):
-        tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(tmp.cleanup)
-        with mock.patch.object(gate, 'PREBUILDS', [(['--version'], {'a'})]), \
-                mock.patch.object(gate, 'PREBUILD_LOGS', tmp.name):
-            code, lines = self.run_gate([printing('a', '1 passed, 0 failed')])
-        self.assertEqual(code, 0)
-        self.assertRegex(lines[-3], r'^=== prebuild make --version: exit 0 ')
-        with open(os.path.join(tmp.name, 'gate-prebuild---version.log')) as f:
-            self.assertIn('GNU Make', f.read())
-
     def test_readme_table_lists_the_stages_in_order(self):
         with open(os.path.join(gate.REPO, 'README.md')) as f:
             table = f.read().split('| stage | what it proves | time |')[1]
