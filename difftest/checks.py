@@ -9,6 +9,7 @@ from difftest import model as M
 from difftest import keys as K
 from flower import packets as P
 from flower.report import module_problems
+from difftest.classes import STRICT_VARIANTS
 
 
 def load(path):
@@ -181,15 +182,24 @@ def hash_problems(cases, doc, who='stock'):
     return out
 
 
-def run_problems(ours, stock, compared, min_verdicts, cases=None):
+def run_problems(ours, stock, compared, min_verdicts, cases=None,
+                 name='stock'):
     """Why a comparison of these two result files proves nothing, as lines
-    (none: it counts).  cases: also every key must have been compared."""
-    problems = module_problems(ours, stock, 'results')
+    (none: it counts).  cases: also every key must have been compared.
+    name: the kernel compared with ours (compare.py --stock-name); its
+    results must come from that guest variant when it is not stock, and
+    stock-next's must not be compared as stock's (not strict)."""
+    problems = module_problems(ours, stock, 'results', ('ours', name))
     if ours.get('variant') == stock.get('variant') and \
             ours.get('variant') not in (None, '?'):
-        problems.append('ours and stock results come from the same guest '
-                        'variant (%s)' % ours['variant'])
-    for v, doc in (('ours', ours), ('stock', stock)):
+        problems.append('ours and %s results come from the same guest '
+                        'variant (%s)' % (name, ours['variant']))
+    got = stock.get('variant')
+    if got not in (None, '?', name) and \
+            (name != 'stock' or got in STRICT_VARIANTS):
+        problems.append('the %s results come from guest variant %s, not '
+                        '%s (compare.py --stock-name)' % (name, got, name))
+    for v, doc in (('ours', ours), (name, stock)):
         if not any(not f['err'] for b in doc['batches'] for f in b['filters']):
             problems.append('%s accepted no filter' % v)
     if compared < min_verdicts:
@@ -199,11 +209,11 @@ def run_problems(ours, stock, compared, min_verdicts, cases=None):
                             if cases else [])[:10]:
         b = cases['batches'][bi]
         problems.append('conntrack model: batch %d filter %d (%s) on flow '
-                        'frame %d (%s, modelled %s): ours %s, stock %s' % (
+                        'frame %d (%s, modelled %s): ours %s, %s %s' % (
                             bi, fi, b['filters'][fi]['desc'], j,
                             b['packets'][j]['kind'],
-                            b['packets'][j]['spec']['ct'], o, s))
-    problems += hash_problems(cases, stock) if cases else []
+                            b['packets'][j]['spec']['ct'], o, name, s))
+    problems += hash_problems(cases, stock, name) if cases else []
     missing = uncovered(cases, ours, stock) if cases else []
     if missing:
         problems.append('no filter both kernels accepted has key %s '

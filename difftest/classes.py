@@ -131,6 +131,20 @@ OURS_BUGS = {
         'matches the same frames; its dump, given back, would make an '
         'IPv4 filter of it (IPv4 addresses win).'),
 }
+# Strict mode (compare.py --stock-name stock-next; issue 32 item 3):
+# ours against stock-next, the pristine file with kernel/stock-series,
+# which fixes the STOCK_BUGS above.  There every divergence fails the
+# run, whatever class explains it, but one: a request ours accepts and
+# stock-next refuses (the series' fixes may refuse what ours takes).
+STRICT_VARIANTS = ('stock-next',)
+STRICT_DECLARED = {
+    'stock-next-refuses': (
+        'ours accepts a request stock-next refuses',
+        'Against stock-next (strict mode) the one divergence that does not '
+        'fail the run: a patch of kernel/stock-series may refuse a '
+        'request stock 6.1 took and ours takes.  Ours\' answer is still '
+        'checked against its model.'),
+}
 # ours' refusal of the attributes it did not implement (the prefix of
 # fl_unsupported_msg()'s extack)
 UNSUPPORTED_MSG = 'Unsupported flower attribute TCA_FLOWER_KEY_'
@@ -139,11 +153,14 @@ FIRST_FRAG_KEYS = ('tcp_flags', 'icmpv4_type', 'icmpv4_code', 'icmpv6_type',
                    'icmpv6_code', 'l2tpv3_sid')
 
 
-def refusal_class(f, o, s):
+def refusal_class(f, o, s, strict=False):
     """Class of a filter ours refuses and stock accepts: always our bug
     (no refusal is by design since series step 22), the port range and
-    hash key's (issue 31) or any other; None when ours does not refuse
-    and stock does (unexplained)."""
+    hash key's (issue 31) or any other; when ours does not refuse and
+    stock does, None (unexplained), or in strict mode (stock-next) the
+    declared 'stock-next-refuses'."""
+    if strict and s['err'] and not o['err']:
+        return 'stock-next-refuses'
     if not (o['err'] and not s['err']):
         return None
     if range_or_hash(f):
@@ -547,4 +564,6 @@ def class_title(c):
         return 'stock bug: ' + STOCK_BUGS[c][0]
     if c in OURS_BUGS:
         return 'our bug: ' + OURS_BUGS[c][0]
+    if c in STRICT_DECLARED:
+        return 'declared: ' + STRICT_DECLARED[c][0]
     return 'UNEXPLAINED'

@@ -39,6 +39,19 @@ two files that differ, "0 passed, N failed") a cases file and result
 files that are not the same (filter, frame) pairs: another seed, batch
 count, or filter or frame count in a batch (pairing_problems(); the
 --shrink files likewise).
+
+--stock-name NAME (default stock) names the kernel compared with ours,
+the guest variant its results come from (make difftest DT_STOCK=NAME):
+the output and --doc say NAME where they say stock, and --shrink's
+results are <shrink>-ours.json and <shrink>-NAME.json.  NAME stock-next
+(the pristine file with kernel/stock-series, which fixes the stock bugs
+above; issue 32 item 3) is strict mode: every divergence fails the run,
+whatever class explains it (stock bugs and by-design ones too), but a
+request ours accepts and stock-next refuses, which is printed as
+declared (classes.STRICT_DECLARED) and counts as no failure; ours'
+answer to it is still checked against its model.  Results whose
+recorded guest variant is not NAME (stock-next's compared as stock's
+included) fail the run as proving nothing.
 """
 import argparse
 import hashlib
@@ -48,7 +61,8 @@ import sys
 sys.dont_write_bytecode = True
 
 from difftest import keys as K
-from difftest.classes import (OURS_BUGS, class_title, dump_class, dump_diff,
+from difftest.classes import (OURS_BUGS, STRICT_DECLARED, STRICT_VARIANTS,
+                              class_title, dump_class, dump_diff,
                               mismatch_class, model_mismatch, pair_class,
                               refusal_class)
 from flower import uapi
@@ -63,8 +77,12 @@ from difftest.classes import (DESIGN, addr_header,  # noqa: F401
 from difftest.checks import ct_expected, ct_model_misses  # noqa: F401
 
 
-def analyse(cases, ours, stock):
-    """-> (compared verdicts, [divergence dicts])"""
+def analyse(cases, ours, stock, name='stock', strict=False):
+    """-> (compared verdicts, [divergence dicts]).  name: the kernel
+    compared with ours, as the divergences' 'what' names it; strict: a
+    request ours accepts and that kernel refuses is the declared
+    'stock-next-refuses' (refusal_class()), and ours' answer to it is
+    checked against its model."""
     divs = []
     compared = 0
     for bi, (b, ob, sb) in enumerate(zip(cases['batches'], ours['batches'],
@@ -85,19 +103,26 @@ def analyse(cases, ours, stock):
                 if x != y:
                     divs.append(dict(batch=bi, filter=None, packet=j,
                                      cls=None, what='frame reached %s on one '
-                                     'kernel only (ours %s, stock %s)'
-                                     % (where, x, y)))
+                                     'kernel only (ours %s, %s %s)'
+                                     % (where, x, name, y)))
         sent = [i for i, x in enumerate(ob['sent']) if x and sb['sent'][i]]
         for fi, f in enumerate(filters):
             o, s = ob['filters'][fi], sb['filters'][fi]
             if bool(o['err']) != bool(s['err']):
-                c = refusal_class(f, o, s)
+                c = refusal_class(f, o, s, strict)
                 divs.append(dict(batch=bi, filter=fi, packet=None, cls=c,
-                                 what='ours %s, stock %s' % (
+                                 what='ours %s, %s %s' % (
                                      'refuses (%d: %s)' % (o['err'], o['msg'])
-                                     if o['err'] else 'accepts',
+                                     if o['err'] else 'accepts', name,
                                      'refuses (%d: %s)' % (s['err'], s['msg'])
                                      if s['err'] else 'accepts')))
+                # declared in strict mode: ours' acceptance still answers
+                # to its model
+                miss = c in STRICT_DECLARED and model_mismatch(f, o)
+                if miss:
+                    divs.append(dict(batch=bi, filter=fi, packet=None,
+                                     cls=mismatch_class(f, o),
+                                     what=miss, model=f['refusal']))
                 continue
             miss = model_mismatch(f, o)
             if miss:
@@ -114,8 +139,8 @@ def analyse(cases, ours, stock):
                     divs.append(dict(batch=bi, filter=fi, packet=None,
                                      cls=dump_class(f, oo, so), dump=True,
                                      what='dump differs: ours only %s, '
-                                     'stock only %s' % (fmt_attrs(oo),
-                                                        fmt_attrs(so))))
+                                     '%s only %s' % (fmt_attrs(oo), name,
+                                                     fmt_attrs(so))))
             compared += len(sent)
             if o['bits'] == s['bits']:
                 continue
@@ -128,8 +153,9 @@ def analyse(cases, ours, stock):
                     c = pair_class(bi, fi, j, filters, ov, sv, b)
                     divs.append(dict(batch=bi, filter=fi, packet=j, cls=c,
                                      ours=ov[fi], stock=sv[fi],
-                                     what='ours %s, stock %s' % (
+                                     what='ours %s, %s %s' % (
                                          'matches' if ov[fi] else 'misses',
+                                         name,
                                          'matches' if sv[fi] else 'misses')))
     return compared, divs
 
@@ -183,7 +209,25 @@ def fmt_attrs(attrs):
         for t, h in attrs) + ']'
 
 
-def divergence_lines(cases, divs):
+def fails(c, strict=False):
+    """A divergence of class c (None or 'UNEXPLAINED': no rule explains
+    it) fails the run: an unexplained one or one of ours' bugs; in strict
+    mode any but the declared refusal (STRICT_DECLARED)."""
+    if strict:
+        return c not in STRICT_DECLARED
+    return c in (None, 'UNEXPLAINED') or c in OURS_BUGS
+
+
+def line_title(c, strict=False):
+    """class_title(), and in strict mode "strict, fails: " before the
+    title of a class that fails only there (a stock bug, by design)."""
+    title = class_title(c or 'UNEXPLAINED')
+    if strict and fails(c, strict) and not fails(c):
+        return 'strict, fails: ' + title
+    return title
+
+
+def divergence_lines(cases, divs, strict=False):
     """(divergences per class, one line per class, filter and what
     diverges) of divs."""
     by_class = {}
@@ -197,7 +241,7 @@ def divergence_lines(cases, divs):
         desc = cases['batches'][bi]['filters'][fi]['desc'] if fi is not None else '-'
         pk = [p for p in pkts if p is not None]
         lines.append('divergence [%s] batch %d filter %s: %s: %s%s' % (
-            class_title(c), bi, fi, desc, what,
+            line_title(c, strict), bi, fi, desc, what,
             (' on %d frame(s): %s' % (len(pk), ' '.join(
                 '%d(%s)' % (p, cases['batches'][bi]['packets'][p]['kind'])
                 for p in pk[:6]) + (' ...' if len(pk) > 6 else ''))) if pk else ''))
@@ -222,21 +266,29 @@ def parse_args():
     ap.add_argument('--min-verdicts', type=int, default=1, metavar='N',
                     help='fail unless at least N verdicts were compared '
                     '(default 1)')
-    return ap.parse_args()
+    ap.add_argument('--stock-name', default='stock', metavar='NAME',
+                    help='the guest variant of --stock\'s results, as the '
+                    'output names it (default stock); %s: strict mode, '
+                    'every divergence fails but a request ours accepts '
+                    'and it refuses' % ', '.join(STRICT_VARIANTS))
+    a = ap.parse_args()
+    a.strict = a.stock_name in STRICT_VARIANTS
+    return a
 
 
 def named_inputs(a):
     """[(what, path, doc)]: cases, ours and stock results, then (with
     --shrink) the shrink cases and their two results."""
+    name = a.stock_name
     named = [('cases', a.cases, load(a.cases)),
              ('ours results', a.ours, load(a.ours)),
-             ('stock results', a.stock, load(a.stock))]
+             ('%s results' % name, a.stock, load(a.stock))]
     if a.shrink:
         base = a.shrink[:-len('.json')]
         named += [(w, p, load(p)) for w, p in (
             ('shrink cases', a.shrink),
             ('ours shrink results', base + '-ours.json'),
-            ('stock shrink results', base + '-stock.json'))]
+            ('%s shrink results' % name, base + '-%s.json' % name))]
     return named
 
 
@@ -281,7 +333,8 @@ def shrunk_reproducers(a, named, cases, divs):
     frame themselves."""
     if not a.shrink:
         return []
-    shrunk = shrink_pick(*[doc for _, _, doc in named[3:]])
+    shrunk = shrink_pick(*[doc for _, _, doc in named[3:]],
+                         strict=a.strict)
     now = {(d['batch'], d['filter'], d['packet']): d['cls'] for d in divs}
     for r in shrunk:
         r['cls'] = now.get((r['batch'], r['filter'], r['packet']), r['cls'])
@@ -304,10 +357,10 @@ def tdc_reproducers(shrunk, seed):
     return tdc
 
 
-def print_reproducers(shrunk, tdc):
+def print_reproducers(shrunk, tdc, strict=False):
     for r, case in zip(shrunk, tdc):
         print('reproducer [%s] (shrunk from batch %d filter %d%s):' % (
-            class_title(r['cls'] or 'UNEXPLAINED'), r['batch'], r['filter'],
+            line_title(r['cls'], strict), r['batch'], r['filter'],
             '' if r['packet'] is None else ' frame %d' % r['packet']))
         print(json.dumps(case, indent=4))
 
@@ -319,7 +372,7 @@ def verdicts_per_kernel(cases):
     return {v: pairs for v in ('ours', 'stock')}
 
 
-def print_run_lines(cases, ours, stock, compared, nv):
+def print_run_lines(cases, ours, stock, compared, nv, name='stock'):
     """What was compared and how long each kernel took."""
     print('difftest: seed %s: %d filters, %d frames, %d (filter, frame) '
           'pairs per kernel; %d verdicts compared (both kernels accepted '
@@ -327,20 +380,20 @@ def print_run_lines(cases, ours, stock, compared, nv):
           % (cases['seed'], sum(len(b['filters']) for b in cases['batches']),
              sum(len(b['packets']) for b in cases['batches']), nv['ours'],
              compared))
-    for v, doc in (('ours', ours), ('stock', stock)):
+    for v, doc, n in (('ours', ours, 'ours'), (name, stock, 'stock')):
         ts = sum(b['t_send'] for b in doc['batches'])
         print('difftest: %s (%s): runner %.1f s, send+read %.1f s = %.3f s '
               'per 1,000 verdicts' % (v, doc['kernel'], doc['seconds'], ts,
-                                      1000 * doc['seconds'] / max(1, nv[v])))
+                                      1000 * doc['seconds'] / max(1, nv[n])))
 
 
-def print_coverage_lines(cases, ours, stock):
+def print_coverage_lines(cases, ours, stock, name='stock'):
     """The counts of checks.py: tunnels, conntrack, keys, leniency and
     dumps."""
     tn, tv, tm, tr = tunnel_counts(cases, ours, stock)
     print('difftest: tunnel devices: %d filters, %d verdicts compared (%d '
           'matches on both kernels); frames decapsulated to them: ours %d, '
-          'stock %d' % (tn, tv, tm, tr[0], tr[1]))
+          '%s %d' % (tn, tv, tm, tr[0], name, tr[1]))
     cn, cv, cf, cm, cr = ct_counts(cases, ours, stock)
     print('difftest: conntrack (chain 1): %d filters, %d verdicts compared, '
           '%d of them on the flows\' frames (%d matches on both kernels); '
@@ -353,40 +406,47 @@ def print_coverage_lines(cases, ours, stock):
     ln, lst, lou, lw = lenient_counts(cases, ours, stock)
     dn, dl = dump_counts(cases, ours, stock)
     print('difftest: lenient requests (docs/leniency.md): %d, accepted by '
-          'stock %d, by ours %d, %d of them with the warning its model '
+          '%s %d, by ours %d, %d of them with the warning its model '
           'gives; dumps compared: %d filters (%d lenient)'
-          % (ln, lst, lou, lw, dn, dl))
+          % (ln, name, lst, lou, lw, dn, dl))
 
 
 def final_pass(a, named, compared, divs):
     """Pass 2: print the divergences, reproducers and counts, write
     --tdc-out and --doc; the exit status."""
     cases, ours, stock = (doc for _, _, doc in named[:3])
+    name, strict = a.stock_name, a.strict
     shrunk = shrunk_reproducers(a, named, cases, divs)
     # print every divergence with its class (grouped by filter)
-    by_class, lines = divergence_lines(cases, divs)
+    by_class, lines = divergence_lines(cases, divs, strict)
     for ln in lines:
         print(ln)
     tdc = tdc_reproducers(shrunk, cases['seed'])
     if a.tdc_out:
         with open(a.tdc_out, 'w') as fp:
             json.dump(tdc, fp, indent=4)
-    print_reproducers(shrunk, tdc)
+    print_reproducers(shrunk, tdc, strict)
     # an open bug of ours fails the run as an unexplained divergence does
-    # (named, not excused)
-    failed = by_class.get('UNEXPLAINED', 0) + \
-        sum(n for c, n in by_class.items() if c in OURS_BUGS)
+    # (named, not excused); in strict mode every class but the declared
+    # refusal does
+    failed = sum(n for c, n in by_class.items() if fails(c, strict))
     nv = verdicts_per_kernel(cases)
-    print_run_lines(cases, ours, stock, compared, nv)
-    print_coverage_lines(cases, ours, stock)
+    print_run_lines(cases, ours, stock, compared, nv, name)
+    print_coverage_lines(cases, ours, stock, name)
+    if strict:
+        print('difftest: strict (ours against %s): every divergence fails '
+              'the run, stock bugs included, but a request ours accepts '
+              'and %s refuses: %d failing, %d declared' % (
+                  name, name, failed, sum(by_class.get(c, 0)
+                                          for c in STRICT_DECLARED)))
     print('difftest: divergences by class: ' + (', '.join(
-        '%s %d' % (class_title(c), n)
+        '%s %d' % (line_title(c, strict), n)
         for c, n in sorted(by_class.items())) or 'none'))
     problems = run_problems(ours, stock, compared, a.min_verdicts,
-                            cases if a.cover else None)
+                            cases if a.cover else None, name)
     if a.doc and not problems:
         write_doc(a.doc, cases, ours, stock, compared, nv, divs, by_class,
-                  lines, shrunk, tdc, a.wall)
+                  lines, shrunk, tdc, a.wall, name=name, strict=strict)
     for line in problems:
         print('difftest: FAIL: ' + line)
     if problems:
@@ -405,7 +465,7 @@ def main():
     if refused is not None:
         return refused
     cases, ours, stock = (doc for _, _, doc in named[:3])
-    compared, divs = analyse(cases, ours, stock)
+    compared, divs = analyse(cases, ours, stock, a.stock_name, a.strict)
     if a.shrink_out:
         write_shrink_candidates(a.shrink_out, cases, divs, cases['seed'])
         if not a.final:

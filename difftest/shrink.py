@@ -122,8 +122,9 @@ def shrink_cases(cases, reps, seed):
                 reps=reps, index=index, tunnel=cases.get('tunnel'))
 
 
-def shrink_pick(sh, so, ss):
-    """For each rep, the smallest (filter, frame) still diverging alike."""
+def shrink_pick(sh, so, ss, strict=False):
+    """For each rep, the smallest (filter, frame) still diverging alike
+    (strict: refusals classed as compare.py's strict mode does)."""
     out = []
     for ent in sh['index']:
         d = sh['reps'][ent['rep']]
@@ -135,7 +136,7 @@ def shrink_pick(sh, so, ss):
             f = b['filters'][fi]
             if d['packet'] is None:
                 if bool(o['err']) != bool(s['err']) and \
-                        refusal_class(f, o, s) == d['cls']:
+                        refusal_class(f, o, s, strict) == d['cls']:
                     cand = (len(f['keys']), 0, fi, None)
                     best = min(best, cand) if best else cand
                 continue

@@ -159,17 +159,9 @@ def gate(jobs):
                   'tree-pristine)' % os.path.relpath(need, REPO))
             print('0 passed, %d failed' % total)
             return 1
-    shutil.rmtree(TREE, ignore_errors=True)
-    os.makedirs(os.path.dirname(os.path.join(TREE, FILE)))
-    shutil.copy(os.path.join(PRISTINE, FILE), os.path.join(TREE, FILE))
-    os.makedirs(OUT, exist_ok=True)
-    final = os.path.join(OUT, 'cls_flower.ko')
-    if os.path.exists(final):
-        os.remove(final)
-    for stale in os.listdir(OUT):
-        if stale.startswith('step-'):
-            shutil.rmtree(os.path.join(OUT, stale), ignore_errors=True)
-
+    # the lock before anything is cleared: a second gate (make
+    # stock-next-ext runs one) waits instead of clearing this one's tree
+    # and steps, and make stock-next-ext installs cls_flower.ko under it
     lock = open(KERNEL_LOCK, 'a')
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -178,6 +170,16 @@ def gate(jobs):
               % os.path.relpath(KERNEL_LOCK, REPO), flush=True)
         fcntl.flock(lock, fcntl.LOCK_EX)
     try:
+        shutil.rmtree(TREE, ignore_errors=True)
+        os.makedirs(os.path.dirname(os.path.join(TREE, FILE)))
+        shutil.copy(os.path.join(PRISTINE, FILE), os.path.join(TREE, FILE))
+        os.makedirs(OUT, exist_ok=True)
+        final = os.path.join(OUT, 'cls_flower.ko')
+        if os.path.exists(final):
+            os.remove(final)
+        for stale in os.listdir(OUT):
+            if stale.startswith('step-'):
+                shutil.rmtree(os.path.join(OUT, stale), ignore_errors=True)
         ok, problems = build(os.path.join(OUT, 'step-0'),
                              os.path.join(TREE, FILE), jobs)
         if not ok:
