@@ -153,7 +153,9 @@ def main():
 
 def markdown(rows, names, a):
     """The report: one row per layout, medians and every round."""
-    out = ['# Parallel inserts: %s in one guest run\n' % ' and '.join(names),
+    out = ['# %s: %s in one guest run\n' % (
+               'Inserts with an offloading device bound' if a.device == 'fltest'
+               else 'Parallel inserts', ' and '.join(names)),
            'Commit measured: %s (`make bench-insert`).\n' % a.commit,
            '%d `tc -b` processes at once, %d filters each (single: the '
            'same filters from one process), %d vCPUs, wall '
