@@ -78,6 +78,14 @@ KNOWN = [
                 'exactly, so the length bits of the enc_opts mask are all '
                 'set; stock masks a length with itself (README, "by '
                 'design").  Drivers see the lengths as exact'),
+    dict(name='geneve-option-too-long-message',
+         items=r'geneve_opts',
+         fields=('extack',),
+         ours_extack=r'Geneve option data must be 4 to 124 bytes',
+         reason='an option whose data is over 124 bytes: both refuse it '
+                'with EINVAL, stock with its policy\'s "Attribute failed '
+                'policy validation", ours naming the bound (both before '
+                'any driver is asked)'),
     dict(name='pppoe-other-protocol',
          items=r'ppp_proto (?!(0021|0057|ip|ipv6)\b)',
          fields=('log',),
