@@ -69,6 +69,9 @@ def unittest_summary(output):
     return Counts(int(ran[-1]) - failed - skipped, failed, skipped)
 
 
+UNIT_FLOOR = 'test_the_tree_loses_no_test_file'
+
+
 def unit_summary(output):
     """unittest_summary() of the unit stage, 1 failed more unless its
     floor ran: tdc/tests/test_unitfloor.py fails when a test file drops
@@ -80,8 +83,6 @@ def unit_summary(output):
         return counts._replace(failed=counts.failed + 1)
     return counts
 
-
-UNIT_FLOOR = 'test_the_tree_loses_no_test_file'
 
 Stage = collections.namedtuple('Stage', 'name command parse')
 

@@ -294,9 +294,11 @@ def with_recheck(data, recheck):
     run's."""
     files = {r['file'] for r in recheck['results']}
     kept = [r for r in data['results'] if r['file'] not in files]
-    order = [r['file'] for r in data['results']]
-    results = sorted(kept + recheck['results'], key=lambda r: (
-        order.index(r['file']) if r['file'] in order else len(order)))
+    order = {}
+    for r in data['results']:
+        order.setdefault(r['file'], len(order))
+    results = sorted(kept + recheck['results'],
+                     key=lambda r: order.get(r['file'], len(order)))
     names = ', '.join(sorted(os.path.basename(f) for f in files))
     return dict(data, results=results,
                 seconds=data['seconds'] + recheck['seconds'],
