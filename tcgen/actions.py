@@ -176,113 +176,139 @@ def mirred_police_cases(c, t, base, hit, miss, hb, later, counter):
                 'stats': {'packets': 2, 'drops': 2}}]}}])
 
 
-def classid_cases(c):
-    """classid: flower on the egress of a classful qdisc of fla puts the
-    frames into classes; frames come in on $DEV1 and are redirected to
-    fla by a matchall."""
-    t = 'classid'
-    fwd = ['$IP link add fla type veth peer name flb',
-           '$IP link set fla addrgenmode none',
-           '$IP link set flb addrgenmode none',
-           '$IP link set fla up', '$IP link set flb up',
-           INGRESS,
-           '$TC filter add dev $DEV1 ingress protocol all prio 9 matchall '
-           'action mirred egress redirect dev fla']
-    prio = ['$TC qdisc add dev fla root handle 1: prio']
-    htb = ['$TC qdisc add dev fla root handle 1: htb default 30',
-           '$TC class add dev fla parent 1: classid 1:10 htb rate 100mbit',
-           '$TC class add dev fla parent 1: classid 1:20 htb rate 100mbit',
-           '$TC class add dev fla parent 1: classid 1:30 htb rate 100mbit']
+# The classid cases send the frames that come in on $DEV1 out of the
+# veth fla, whose root qdisc is classful: a filter there classifies on
+# egress, where a classid has a class to put the frame in.
+CLASSID_FWD = ['$IP link add fla type veth peer name flb',
+               '$IP link set fla addrgenmode none',
+               '$IP link set flb addrgenmode none',
+               '$IP link set fla up', '$IP link set flb up',
+               INGRESS,
+               '$TC filter add dev $DEV1 ingress protocol all prio 9 '
+               'matchall action mirred egress redirect dev fla']
+# for a count of the default class: IPv4 frames alone go to fla (the
+# frames of $DEV0's own IPv6 stack, router solicitations and MLD
+# reports, would land there too)
+CLASSID_FWD_IP = [x.replace(' protocol all prio 9 matchall ',
+                            ' protocol ip prio 9 matchall ')
+                  for x in CLASSID_FWD]
+CLASSID_PRIO = ['$TC qdisc add dev fla root handle 1: prio']
+CLASSID_HTB = [
+    '$TC qdisc add dev fla root handle 1: htb default 30',
+    '$TC class add dev fla parent 1: classid 1:10 htb rate 100mbit',
+    '$TC class add dev fla parent 1: classid 1:20 htb rate 100mbit',
+    '$TC class add dev fla parent 1: classid 1:30 htb rate 100mbit']
+CLASSID_SHOW = '$TC -s class show dev fla'
+
+
+def classid_frames():
+    """Two frames for filters to match, one that none matches, and the
+    size of the first (they are all the same size)."""
     a, b, other = ip4(dst='10.3.0.1'), ip4(dst='10.3.0.2'), ip4(
         dst='10.3.0.3')
-    size = frame_bytes(a)
+    return a, b, other, frame_bytes(a)
 
-    def on_fla(proto, words, handle, classid):
-        return '$TC filter add dev fla parent 1: protocol %s prio 1 ' \
-               'handle %d flower %s classid %s' % (proto, handle, words,
-                                                   classid)
 
-    def klass(kind, classid, nbytes, packets):
-        # the class's own line, then its Sent line right after it: the
-        # counts are that class's, never a later class's (a lazy .*? under
-        # DOTALL would run on into the next block)
-        return r'^class %s %s [^\n]*\n Sent %d bytes %d pkt ' % (
-            kind, rx(classid), nbytes, packets)
-    show = '$TC -s class show dev fla'
+def on_fla(proto, words, handle, classid):
+    return '$TC filter add dev fla parent 1: protocol %s prio 1 ' \
+           'handle %d flower %s classid %s' % (proto, handle, words,
+                                               classid)
+
+
+def class_sent(kind, classid, nbytes, packets):
+    # the class's own line, then its Sent line right after it: the
+    # counts are that class's, never a later class's (a lazy .*? under
+    # DOTALL would run on into the next block)
+    return r'^class %s %s [^\n]*\n Sent %d bytes %d pkt ' % (
+        kind, rx(classid), nbytes, packets)
+
+
+def classes_sent(kind, *counts):
+    """Each of the classes (classid, bytes, packets) has those
+    counts, in whatever order tc lists them."""
+    return r'\A' + ''.join('(?=.*?%s)' % class_sent(kind, cid, nbytes, n)
+                           for cid, nbytes, n in counts)
+
+
+def classid_prio_cases(c, t):
+    a, b, other, size = classid_frames()
     c.case(t, 'prio qdisc: frames matching the classid 1:3 filter land '
            'in class 1:3 (2 frames)',
            on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:3'), ingress=False,
-           setup=fwd + prio,
-           scapy=[(a, 2), (other, 1)], verify=show,
-           pattern=klass('prio', '1:3', 2 * size, 2))
-    c.case(t, 'prio qdisc: two filters, two classes, each counts its own '
-           'frames (1:1)',
-           on_fla('ip', 'dst_ip 10.3.0.2', 2, '1:1'), ingress=False,
-           setup=fwd + prio + [on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:3')],
-           scapy=[(a, 2), (b, 1), (other, 1)],
-           verify=show, pattern=klass('prio', '1:1', size, 1))
-    c.case(t, 'prio qdisc: two filters, two classes, each counts its own '
-           'frames (1:3)',
-           on_fla('ip', 'dst_ip 10.3.0.2', 2, '1:1'), ingress=False,
-           setup=fwd + prio + [on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:3')],
-           scapy=[(a, 2), (b, 1), (other, 1)],
-           verify=show, pattern=klass('prio', '1:3', 2 * size, 2))
+           setup=CLASSID_FWD + CLASSID_PRIO,
+           scapy=[(a, 2), (other, 1)], verify=CLASSID_SHOW,
+           pattern=class_sent('prio', '1:3', 2 * size, 2))
+    for cid, nbytes, packets in (('1:1', size, 1), ('1:3', 2 * size, 2)):
+        c.case(t, 'prio qdisc: two filters, two classes, each counts its '
+               'own frames (%s)' % cid,
+               on_fla('ip', 'dst_ip 10.3.0.2', 2, '1:1'), ingress=False,
+               setup=CLASSID_FWD + CLASSID_PRIO + [
+                   on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:3')],
+               scapy=[(a, 2), (b, 1), (other, 1)],
+               verify=CLASSID_SHOW,
+               pattern=class_sent('prio', cid, nbytes, packets))
+
+
+def classid_htb_cases(c, t):
+    a, _, other, size = classid_frames()
     c.case(t, 'htb: frames matching the classid 1:10 filter land in class '
            '1:10, others not',
            on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:10'), ingress=False,
-           setup=fwd + htb,
-           scapy=[(a, 3), (other, 2)], verify=show,
-           pattern=klass('htb', '1:10', 3 * size, 3))
-    # for a count of the default class: IPv4 frames alone go to fla (the
-    # frames of $DEV0's own IPv6 stack, router solicitations and MLD
-    # reports, would land there too)
-    fwd_ip = [x.replace(' protocol all prio 9 matchall ',
-                        ' protocol ip prio 9 matchall ') for x in fwd]
-
-    def classes(kind, *counts):
-        """Each of the classes (classid, bytes, packets) has those
-        counts, in whatever order tc lists them."""
-        return r'\A' + ''.join('(?=.*?%s)' % klass(kind, cid, nbytes, n)
-                               for cid, nbytes, n in counts)
+           setup=CLASSID_FWD + CLASSID_HTB,
+           scapy=[(a, 3), (other, 2)], verify=CLASSID_SHOW,
+           pattern=class_sent('htb', '1:10', 3 * size, 3))
     # the positive control: the frame the filter matches lands in 1:20
     c.case(t, 'htb: non-matching frames go to the default class 1:30, not '
            'to 1:20',
            on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:20'), ingress=False,
-           setup=fwd_ip + htb,
-           scapy=[(other, 2), (a, 1)], verify=show,
-           pattern=classes('htb', ('1:20', size, 1),
-                           ('1:30', 2 * size, 2)))
+           setup=CLASSID_FWD_IP + CLASSID_HTB,
+           scapy=[(other, 2), (a, 1)], verify=CLASSID_SHOW,
+           pattern=classes_sent('htb', ('1:20', size, 1),
+                                ('1:30', 2 * size, 2)))
     c.case(t, 'htb: an IPv6 filter with a masked dst_ip classifies into '
            '1:20',
            on_fla('ipv6', 'dst_ip 2001:db8:1::/48', 1, '1:20'),
-           ingress=False, setup=fwd + htb,
+           ingress=False, setup=CLASSID_FWD + CLASSID_HTB,
            scapy=[(ip6(dst='2001:db8:1:2::3'), 2),
-                  (ip6(dst='2001:db8:2::3'), 1)], verify=show,
-           pattern=klass('htb', '1:20',
-                         2 * frame_bytes(ip6(dst='2001:db8:1:2::3')), 2))
+                  (ip6(dst='2001:db8:2::3'), 1)], verify=CLASSID_SHOW,
+           pattern=class_sent('htb', '1:20',
+                              2 * frame_bytes(ip6(dst='2001:db8:1:2::3')),
+                              2))
     c.case(t, 'htb: a tcp dst_port filter classifies into 1:10',
            on_fla('ip', 'ip_proto tcp dst_port 443', 1, '1:10'),
-           ingress=False, setup=fwd + htb,
+           ingress=False, setup=CLASSID_FWD + CLASSID_HTB,
            scapy=[(ip4(l4=layer('TCP', dport=443)), 1),
-                  (ip4(l4=layer('TCP', dport=80)), 1)], verify=show,
-           pattern=klass('htb', '1:10',
-                         frame_bytes(ip4(l4=layer('TCP', dport=443))), 1))
+                  (ip4(l4=layer('TCP', dport=80)), 1)], verify=CLASSID_SHOW,
+           pattern=class_sent('htb', '1:10',
+                              frame_bytes(ip4(l4=layer('TCP', dport=443))),
+                              1))
+
+
+def classid_action_cases(c, t):
+    """classid next to an action, skbedit priority in its stead."""
+    a, _, other, size = classid_frames()
     c.case(t, 'classid with an action: the action runs and the frame '
            'still lands in the class',
            on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:10') + ' action ok',
-           ingress=False, setup=fwd + htb,
-           scapy=[(a, 2)], verify=show,
-           pattern=klass('htb', '1:10', 2 * size, 2))
+           ingress=False, setup=CLASSID_FWD + CLASSID_HTB,
+           scapy=[(a, 2)], verify=CLASSID_SHOW,
+           pattern=class_sent('htb', '1:10', 2 * size, 2))
+    # CLASSID_FWD without its matchall: this filter redirects itself
     c.case(t, 'skbedit priority 1:3 on DEV1 ingress: the prio qdisc of '
            'fla puts the redirected frame into class 1:3',
            '$TC filter add dev $DEV1 ingress protocol ip prio 1 handle 1 '
            'flower dst_ip 10.3.0.1 action skbedit priority 1:3 pipe action '
            'mirred egress redirect dev fla', ingress=False,
-           setup=fwd[:6] + prio, scapy=[(a, 2), (other, 1)], verify=show,
-           pattern=klass('prio', '1:3', 2 * size, 2))
+           setup=CLASSID_FWD[:6] + CLASSID_PRIO, scapy=[(a, 2), (other, 1)],
+           verify=CLASSID_SHOW,
+           pattern=class_sent('prio', '1:3', 2 * size, 2))
+
+
+def classid_dump_delete_cases(c, t):
+    a, b, _, size = classid_frames()
     c.case(t, 'classid is dumped as given on the classful qdisc',
            on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:10'), ingress=False,
-           setup=fwd[:5] + htb,
+           setup=CLASSID_FWD[:5] + CLASSID_HTB,
            verify='$TC -j filter show dev fla parent 1:',
            match_json=[{'kind': 'flower'}, {'options': {
                'handle': 1, 'classid': '1:10'}}])
@@ -292,9 +318,20 @@ def classid_cases(c):
            'class',
            '$TC filter del dev fla parent 1: protocol ip prio 1 handle 1 '
            'flower', ingress=False,
-           setup=fwd_ip + htb + [
+           setup=CLASSID_FWD_IP + CLASSID_HTB + [
                on_fla('ip', 'dst_ip 10.3.0.1', 1, '1:10'),
                on_fla('ip', 'dst_ip 10.3.0.2', 2, '1:20')],
-           scapy=[(a, 2), (b, 1)], verify=show,
-           pattern=classes('htb', ('1:10', 0, 0), ('1:20', size, 1),
-                           ('1:30', 2 * size, 2)))
+           scapy=[(a, 2), (b, 1)], verify=CLASSID_SHOW,
+           pattern=classes_sent('htb', ('1:10', 0, 0), ('1:20', size, 1),
+                                ('1:30', 2 * size, 2)))
+
+
+def classid_cases(c):
+    """classid: flower on the egress of a classful qdisc of fla puts the
+    frames into classes; frames come in on $DEV1 and are redirected to
+    fla by a matchall."""
+    t = 'classid'
+    classid_prio_cases(c, t)
+    classid_htb_cases(c, t)
+    classid_action_cases(c, t)
+    classid_dump_delete_cases(c, t)

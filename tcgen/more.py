@@ -8,21 +8,34 @@ from tcgen.packets import (arp_pkt, dot1q, ether, ingress_bytes, ip4, ip6,
                            layer, raw_frame, udp)
 
 
+# the catch-all after the filters under test: it counts what they let by
+COUNTER = '$TC filter add dev $DEV1 ingress protocol ip prio 9 ' \
+          'handle 1 flower action ok'
+# one tc -b run adds filters 1 to 10, filter i matching dst_ip 10.5.0.i
+TEN_FILTERS = ["awk 'BEGIN { for (i = 1; i <= 10; i++) printf \"filter "
+               "add dev $DEV1 ingress protocol ip prio 1 handle %d flower "
+               "dst_ip 10.5.0.%d action ok\\n\", i, i }' > $BATCH_FILE"]
+
+
+def at_prio(prio, packets, handle=1):
+    return [{'kind': 'flower'}, {'options': {'handle': handle,
+                                             'actions': [{'stats': {
+                                                 'packets': packets}}]}}]
+
+
 def packet_more_cases(c):
     """packets-*: classification beyond one key."""
-    counter = '$TC filter add dev $DEV1 ingress protocol ip prio 9 ' \
-              'handle 1 flower action ok'
+    ten_filters_cases(c)
+    prio_order_cases(c)
+    delete_replace_cases(c)
+    ipv4_corner_cases(c)
+    packet_family_cases(c)
 
-    def at_prio(prio, packets, handle=1):
-        return [{'kind': 'flower'}, {'options': {'handle': handle,
-                                                 'actions': [{'stats': {
-                                                     'packets': packets}}]}}]
+
+def ten_filters_cases(c):
     c.case('packets-ipv4', 'Packets: ten filters on one instance, each '
            'frame counted by its own filter (filter 3)',
-           '$TC -b $BATCH_FILE',
-           setup=["awk 'BEGIN { for (i = 1; i <= 10; i++) printf \"filter "
-                  "add dev $DEV1 ingress protocol ip prio 1 handle %d flower "
-                  "dst_ip 10.5.0.%d action ok\\n\", i, i }' > $BATCH_FILE"],
+           '$TC -b $BATCH_FILE', setup=TEN_FILTERS,
            teardown=['rm -f $BATCH_FILE'],
            scapy=[(ip4(dst='10.5.0.3'), 2), (ip4(dst='10.5.0.7'), 1),
                   (ip4(dst='10.5.0.11'), 1)],
@@ -32,10 +45,7 @@ def packet_more_cases(c):
                {'stats': {'packets': 2}}]}}])
     c.case('packets-ipv4', 'Packets: ten filters on one instance, a filter '
            'whose frame was not sent counts nothing (filter 4)',
-           '$TC -b $BATCH_FILE',
-           setup=["awk 'BEGIN { for (i = 1; i <= 10; i++) printf \"filter "
-                  "add dev $DEV1 ingress protocol ip prio 1 handle %d flower "
-                  "dst_ip 10.5.0.%d action ok\\n\", i, i }' > $BATCH_FILE"],
+           '$TC -b $BATCH_FILE', setup=TEN_FILTERS,
            teardown=['rm -f $BATCH_FILE'],
            scapy=[(ip4(dst='10.5.0.3'), 2), (ip4(dst='10.5.0.7'), 1)],
            # the positive control: filter 3 counts its two frames (the
@@ -45,22 +55,26 @@ def packet_more_cases(c):
                'handle': 3, 'actions': [{'stats': {'packets': 2}}]}},
                {'options': {'handle': 4, 'actions': [
                    {'stats': {'packets': 0}}]}}])
-    c.case('packets-ipv4', 'Packets: prio 1 (/24) is tried before prio 2 '
-           '(/16); the /16 filter sees only what /24 missed',
-           tc_filter('add', 'ip', 'dst_ip 10.1.0.0/16 action ok', prio=2,
-                     handle=1),
-           setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24 action ok',
-                            handle=1)],
-           scapy=[(ip4(dst='10.1.0.1'), 2), (ip4(dst='10.1.9.1'), 1)],
-           verify=SHOW_STATS + ' prio 2', match_json=at_prio(2, 1))
-    c.case('packets-ipv4', 'Packets: prio 1 (/24) counts its frames even '
-           'though prio 2 (/16) would match them too',
-           tc_filter('add', 'ip', 'dst_ip 10.1.0.0/16 action ok', prio=2,
-                     handle=1),
-           setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24 action ok',
-                            handle=1)],
-           scapy=[(ip4(dst='10.1.0.1'), 2), (ip4(dst='10.1.9.1'), 1)],
-           verify=SHOW_STATS + ' prio 1', match_json=at_prio(1, 2))
+
+
+def prio_order_cases(c):
+    """A /24 at prio 1 and a /16 at prio 2: each side of the split."""
+    for prio, packets, what in (
+            (2, 1, 'is tried before prio 2 (/16); the /16 filter sees only '
+                   'what /24 missed'),
+            (1, 2, 'counts its frames even though prio 2 (/16) would match '
+                   'them too')):
+        c.case('packets-ipv4', 'Packets: prio 1 (/24) ' + what,
+               tc_filter('add', 'ip', 'dst_ip 10.1.0.0/16 action ok',
+                         prio=2, handle=1),
+               setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24 action ok',
+                                handle=1)],
+               scapy=[(ip4(dst='10.1.0.1'), 2), (ip4(dst='10.1.9.1'), 1)],
+               verify=SHOW_STATS + ' prio %d' % prio,
+               match_json=at_prio(prio, packets))
+
+
+def delete_replace_cases(c):
     c.case('packets-ipv4', 'Packets: after a delete the filter no longer '
            'matches; the next prio counts the frame',
            '$TC filter del dev $DEV1 ingress protocol ip prio 1 handle 1 '
@@ -68,7 +82,7 @@ def packet_more_cases(c):
            setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24 action ok',
                             handle=1),
                   tc_filter('add', 'ip', 'dst_ip 10.2.0.0/24 action ok',
-                            handle=2), counter],
+                            handle=2), COUNTER],
            scapy=[(ip4(dst='10.1.0.1'), 1)], verify=SHOW_STATS + ' prio 9',
            match_json=at_prio(9, 1))
     c.case('packets-ipv4', 'Packets: after a replace to another key the new '
@@ -84,9 +98,13 @@ def packet_more_cases(c):
            tc_filter('replace', 'ip', 'dst_ip 10.7.0.0/24 action ok',
                      handle=1),
            setup=[tc_filter('add', 'ip', 'dst_ip 10.1.0.0/24 action ok',
-                            handle=1), counter],
+                            handle=1), COUNTER],
            scapy=[(ip4(dst='10.7.0.1'), 2), (ip4(dst='10.1.0.1'), 1)],
            verify=SHOW_STATS + ' prio 9', match_json=at_prio(9, 1))
+
+
+def ipv4_corner_cases(c):
+    """Fragments, IPIP, and filters with no address key or a /0 one."""
     c.case('packets-ipv4', 'Packets: IPv4 fragments, first or not, carry '
            'no ports for flower: dst_port 80 counts the whole datagram only',
            tc_filter('add', 'ip', 'ip_proto udp dst_port 80 action ok',
@@ -122,7 +140,6 @@ def packet_more_cases(c):
            scapy=[(ip4(dst='1.2.3.4'), 1), (ip4(dst='200.1.1.1'), 1)],
            verify=SHOW_STATS,
            match_json=stats_json('ip', 2, 2 * ingress_bytes(ip4())))
-    packet_family_cases(c)
 
 
 def packet_family_cases(c):
@@ -154,9 +171,10 @@ def packet_family_cases(c):
                   (ether() + '/Dot1AD(vlan=31)/Dot1Q(vlan=30)/' + layer(
                       'IP', src='10.2.0.1', dst='10.1.0.1') + '/' + udp(),
                    1)],
-           verify=SHOW_STATS, match_json=stats_json('802.1ad', 1, ingress_bytes(
-               ether() + '/Dot1AD(vlan=30)/Dot1Q(vlan=5)/' + layer(
-                   'IP', src='10.2.0.1', dst='10.1.0.1') + '/' + udp())))
+           verify=SHOW_STATS, match_json=stats_json(
+               '802.1ad', 1, ingress_bytes(
+                   ether() + '/Dot1AD(vlan=30)/Dot1Q(vlan=5)/' + layer(
+                       'IP', src='10.2.0.1', dst='10.1.0.1') + '/' + udp())))
     c.case('packets-eth', 'Packets: indev $DEV1 matches frames received on '
            '$DEV1; the same key with indev flin0 does not',
            tc_filter('add', 'all', 'indev $DEV1 src_mac 02:00:00:00:cc:01 '
@@ -219,8 +237,8 @@ def scale_cases(c):
     t = 'scale'
     gen = ("awk 'BEGIN { for (i = 0; i < %d; i++) printf \"filter add dev "
            "$DEV1 ingress protocol ip prio 1 handle %%d flower dst_ip "
-           "10.%%d.%%d.%%d%s\\n\", i + 1, int(i / 65536), int(i / 256) %% 256, "
-           "i %% 256 }' > $BATCH_FILE")
+           "10.%%d.%%d.%%d%s\\n\", i + 1, int(i / 65536), "
+           "int(i / 256) %% 256, i %% 256 }' > $BATCH_FILE")
     dels = ("awk 'BEGIN { for (i = 1; i <= %d; i++) printf \"filter del dev "
             "$DEV1 ingress protocol ip prio 1 handle %%d flower\\n\", i }' "
             "> $BATCH_FILE.del")

@@ -57,7 +57,8 @@ OURS_SRC = os.path.join(BUILD, 'src', 'ours')
 OURS_OBJ = os.path.join(BUILD, 'obj', 'ours')
 TREE = os.path.join(BUILD, 'src', 'stock-next', 'tree')
 OUT = os.path.join(BUILD, 'stock-next')
-KERNEL_LOCK = os.path.join(BUILD, '.kernel-ours.lock')  # the Makefile's kernel_lock
+# the Makefile's kernel_lock
+KERNEL_LOCK = os.path.join(BUILD, '.kernel-ours.lock')
 FILE = 'net/sched/cls_flower.c'
 CASES = os.path.join(REPO, 'tc-tests', 'filters', 'flower',
                      'stock-fixes.json')
@@ -149,19 +150,49 @@ def build(step_dir, src, jobs):
 def gate(jobs):
     patches = series()
     total = len(patches)
+    if not gate_can_start(total):
+        return 1
+    lock = lock_kernel_builds()
+    try:
+        ok, problems = start_from_pristine(jobs)
+        if not ok:
+            print('stock-series-gate: the pristine file does not build '
+                  'cleanly as a module:')
+            print('\n'.join('  ' + p for p in problems))
+            print('0 passed, %d failed' % total)
+            return 1
+        passed = apply_series(patches, jobs)
+        if passed == total:
+            shutil.copy(os.path.join(OUT, 'step-%d' % total, 'cls_flower.ko'),
+                        os.path.join(OUT, 'cls_flower.ko'))
+    finally:
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        lock.close()
+    print('%d passed, %d failed' % (passed, total - passed))
+    return 0 if passed == total else 1
+
+
+def gate_can_start(total):
+    """A series to check and what the builds need: if not, say so and
+    count every patch as failed."""
     if not total:
         print('stock-series-gate: no patches in kernel/stock-series/series')
         print('0 passed, 1 failed')
-        return 1
+        return False
     for need in (os.path.join(OURS_OBJ, 'Module.symvers'), CHECKPATCH[0]):
         if not os.path.exists(need):
             print('stock-series-gate: %s is missing (make kernel, or make '
                   'tree-pristine)' % os.path.relpath(need, REPO))
             print('0 passed, %d failed' % total)
-            return 1
-    # the lock before anything is cleared: a second gate (make
-    # stock-next-ext runs one) waits instead of clearing this one's tree
-    # and steps, and make stock-next-ext installs cls_flower.ko under it
+            return False
+    return True
+
+
+def lock_kernel_builds():
+    """The open lock file, locked.  Taken before anything is cleared: a
+    second gate (make stock-next-ext runs one) waits instead of clearing
+    this one's tree and steps, and make stock-next-ext installs
+    cls_flower.ko under it."""
     lock = open(KERNEL_LOCK, 'a')
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -169,93 +200,124 @@ def gate(jobs):
         print('stock-series-gate: waiting for a kernel build (%s)'
               % os.path.relpath(KERNEL_LOCK, REPO), flush=True)
         fcntl.flock(lock, fcntl.LOCK_EX)
-    try:
-        shutil.rmtree(TREE, ignore_errors=True)
-        os.makedirs(os.path.dirname(os.path.join(TREE, FILE)))
-        shutil.copy(os.path.join(PRISTINE, FILE), os.path.join(TREE, FILE))
-        os.makedirs(OUT, exist_ok=True)
-        final = os.path.join(OUT, 'cls_flower.ko')
-        if os.path.exists(final):
-            os.remove(final)
-        for stale in os.listdir(OUT):
-            if stale.startswith('step-'):
-                shutil.rmtree(os.path.join(OUT, stale), ignore_errors=True)
-        ok, problems = build(os.path.join(OUT, 'step-0'),
-                             os.path.join(TREE, FILE), jobs)
-        if not ok:
-            print('stock-series-gate: the pristine file does not build '
-                  'cleanly as a module:')
-            print('\n'.join('  ' + p for p in problems))
-            print('0 passed, %d failed' % total)
-            return 1
-        passed = 0
-        for n, path in enumerate(patches, 1):
-            name = subject(path)
-            problems = []
-            rc, out = git_apply(['--numstat'], path)
-            files = [line.split('\t')[2] for line in out.splitlines()
-                     if line.count('\t') >= 2]
-            if rc or files != [FILE]:
-                problems.append('touches %s, not %s only' %
-                                (', '.join(files) or out.strip(), FILE))
-            if not problems:
-                rc, out = git_apply(['--check', '--whitespace=error'], path)
-                if rc:
-                    problems.append('does not apply: ' +
-                                out.strip().replace('\n', '; '))
-            if problems:
-                print('not ok %d/%d %s: %s' % (n, total, name,
-                                               '; '.join(problems)))
-                for rest in range(n + 1, total + 1):
-                    print('not ok %d/%d %s: not tried (an earlier patch '
-                          'does not apply)' % (rest, total,
-                                               subject(patches[rest - 1])))
-                break
-            git_apply(['--whitespace=error'], path)
-            adds = dels = 0
-            rc, out = git_apply(['--numstat'], path)
-            for line in out.splitlines():
-                a, d = line.split('\t')[:2]
-                adds, dels = adds + int(a), dels + int(d)
-            msg = message(path)
-            rfc = is_rfc(path)
-            if rfc and re.search(r'^Fixes:', msg, re.M):
-                problems.append('an RFC patch (a behaviour change) has '
-                                'no Fixes: tag')
-            elif not rfc and not FIXES_RE.search(msg):
-                problems.append('no Fixes: <12 hex> ("subject") tag, '
-                                'nor RFC in the subject prefix')
-            cmd = CHECKPATCH + (['--ignore', 'GIT_COMMIT_ID']
-                                if BACKPORT_RE.search(msg) else []) + [path]
-            rc, out = run(cmd, cwd=PRISTINE)
-            if rc or not re.search(r'^total: 0 errors, 0 warnings, 0 checks',
-                                   out, re.M):
-                problems.append('checkpatch:\n' + '\n'.join(
-                    '    ' + line for line in out.splitlines()
-                    if re.match(r'(ERROR|WARNING|CHECK|#|\+)', line)))
-            ok, why = build(os.path.join(OUT, 'step-%d' % n),
-                            os.path.join(TREE, FILE), jobs)
-            if not ok:
-                problems.append('\n'.join(['cls_flower.ko (W=1 C=1):'] +
-                                          ['    ' + w for w in why]))
-            print('  %d/%d: +%d -%d lines, %s' % (
-                n, total, adds, dels, 'rfc' if rfc else
-                'backport' if BACKPORT_RE.search(msg) else 'fix'),
-                flush=True)
-            if problems:
-                print('not ok %d/%d %s: %s' % (n, total, name,
-                                               '; '.join(problems)))
-            else:
-                passed += 1
-                print('ok %d/%d %s' % (n, total, name), flush=True)
-        if passed == total:
-            shutil.copy(os.path.join(OUT, 'step-%d' % total, 'cls_flower.ko'),
-                        final)
-    finally:
-        fcntl.flock(lock, fcntl.LOCK_UN)
-        lock.close()
-    print('%d passed, %d failed' % (passed, total - passed))
-    return 0 if passed == total else 1
+    return lock
+
+
+def start_from_pristine(jobs):
+    """TREE holds the pristine file again, OUT no step and no
+    stock-next module of an earlier run; step-0 built from the pristine
+    file: build()'s (ok, problems)."""
+    shutil.rmtree(TREE, ignore_errors=True)
+    os.makedirs(os.path.dirname(os.path.join(TREE, FILE)))
+    shutil.copy(os.path.join(PRISTINE, FILE), os.path.join(TREE, FILE))
+    os.makedirs(OUT, exist_ok=True)
+    final = os.path.join(OUT, 'cls_flower.ko')
+    if os.path.exists(final):
+        os.remove(final)
+    for stale in os.listdir(OUT):
+        if stale.startswith('step-'):
+            shutil.rmtree(os.path.join(OUT, stale), ignore_errors=True)
+    return build(os.path.join(OUT, 'step-0'), os.path.join(TREE, FILE),
+                 jobs)
+
+
+def apply_series(patches, jobs):
+    """Each patch in turn applied to TREE and checked, one ok / not ok
+    line each; -> how many passed."""
+    total = len(patches)
+    passed = 0
+    for n, path in enumerate(patches, 1):
+        name = subject(path)
+        problems = apply_problems(path)
+        if problems:
+            print('not ok %d/%d %s: %s' % (n, total, name,
+                                           '; '.join(problems)))
+            # the later patches were written against this one's result
+            for rest in range(n + 1, total + 1):
+                print('not ok %d/%d %s: not tried (an earlier patch '
+                      'does not apply)' % (rest, total,
+                                           subject(patches[rest - 1])))
+            break
+        git_apply(['--whitespace=error'], path)
+        problems = step_problems(n, total, path, jobs)
+        if problems:
+            print('not ok %d/%d %s: %s' % (n, total, name,
+                                           '; '.join(problems)))
+        else:
+            passed += 1
+            print('ok %d/%d %s' % (n, total, name), flush=True)
+    return passed
+
+
+def apply_problems(path):
+    """Why the patch cannot go onto TREE as it is: a file other than FILE,
+    fuzz, a whitespace error."""
+    problems = []
+    rc, out = git_apply(['--numstat'], path)
+    files = [line.split('\t')[2] for line in out.splitlines()
+             if line.count('\t') >= 2]
+    if rc or files != [FILE]:
+        problems.append('touches %s, not %s only' %
+                        (', '.join(files) or out.strip(), FILE))
+    if not problems:
+        rc, out = git_apply(['--check', '--whitespace=error'], path)
+        if rc:
+            problems.append('does not apply: ' +
+                            out.strip().replace('\n', '; '))
+    return problems
+
+
+def step_problems(n, total, path, jobs):
+    """The checks of patch n once applied (its tags, checkpatch, the
+    step's build); prints the line of its size and kind first."""
+    adds, dels = patch_size(path)
+    msg = message(path)
+    problems = tag_problems(path, msg) + checkpatch_problems(path, msg)
+    ok, why = build(os.path.join(OUT, 'step-%d' % n),
+                    os.path.join(TREE, FILE), jobs)
+    if not ok:
+        problems.append('\n'.join(['cls_flower.ko (W=1 C=1):'] +
+                                  ['    ' + w for w in why]))
+    print('  %d/%d: +%d -%d lines, %s' % (
+        n, total, adds, dels, 'rfc' if is_rfc(path) else
+        'backport' if BACKPORT_RE.search(msg) else 'fix'),
+        flush=True)
+    return problems
+
+
+def patch_size(path):
+    """(lines added, lines deleted) by the patch."""
+    adds = dels = 0
+    rc, out = git_apply(['--numstat'], path)
+    for line in out.splitlines():
+        a, d = line.split('\t')[:2]
+        adds, dels = adds + int(a), dels + int(d)
+    return adds, dels
+
+
+def tag_problems(path, msg):
+    """A fix names what it fixes; a behaviour change says RFC instead and
+    has nothing to name."""
+    if is_rfc(path):
+        if re.search(r'^Fixes:', msg, re.M):
+            return ['an RFC patch (a behaviour change) has no Fixes: tag']
+    elif not FIXES_RE.search(msg):
+        return ['no Fixes: <12 hex> ("subject") tag, '
+                'nor RFC in the subject prefix']
+    return []
+
+
+def checkpatch_problems(path, msg):
+    # a backport's "commit <sha> upstream." line trips GIT_COMMIT_ID
+    cmd = CHECKPATCH + (['--ignore', 'GIT_COMMIT_ID']
+                        if BACKPORT_RE.search(msg) else []) + [path]
+    rc, out = run(cmd, cwd=PRISTINE)
+    if rc or not re.search(r'^total: 0 errors, 0 warnings, 0 checks',
+                           out, re.M):
+        return ['checkpatch:\n' + '\n'.join(
+            '    ' + line for line in out.splitlines()
+            if re.match(r'(ERROR|WARNING|CHECK|#|\+)', line))]
+    return []
 
 
 # --- in the guest -----------------------------------------------------------
