@@ -3324,16 +3324,33 @@ static bool fl_tag_used(const struct flow_dissector_key_vlan *mask)
 	return memchr_inv(mask, 0, sizeof(*mask));
 }
 
+/* The innermost ethertype as the flow dissector reports it for the frames
+ * the filter matches.  A PPPoE session carrying IP, IPv6 or MPLS reports
+ * that protocol (fl_set_key_pppoe() keys it); any other PPP protocol
+ * leaves it at the session ethertype.
+ */
+static __be16 fl_inner_ethertype(const struct fl_flow_key *key,
+				 const struct fl_flow_key *mask)
+{
+	if (mask->basic.n_proto)
+		return key->basic.n_proto;
+	if (mask->pppoe.ppp_proto)
+		return key->pppoe.type;
+	return 0;
+}
+
 static int fl_dump_key_vlans(struct sk_buff *skb,
 			     const struct fl_flow_key *key,
 			     const struct fl_flow_key *mask)
 {
-	/* As the in-tree flower: the innermost ethertype, which Open vSwitch
-	 * compares with the type after the tags it asked for; nothing when
-	 * the filter gives only tags.  The TPID is the filter's protocol.
+	__be16 ethertype = fl_inner_ethertype(key, mask);
+
+	/* The innermost ethertype, which Open vSwitch compares with the type
+	 * after the tags it asked for; nothing when the filter gives only
+	 * tags.  The TPID is the filter's protocol.
 	 */
-	if ((mask->basic.n_proto &&
-	     nla_put_be16(skb, TCA_FLOWER_KEY_ETH_TYPE, key->basic.n_proto)) ||
+	if ((ethertype &&
+	     nla_put_be16(skb, TCA_FLOWER_KEY_ETH_TYPE, ethertype)) ||
 	    fl_dump_key_tag(skb, TCA_FLOWER_KEY_VLAN_ID,
 			    TCA_FLOWER_KEY_VLAN_PRIO, &key->vlan, &mask->vlan))
 		return -EMSGSIZE;
