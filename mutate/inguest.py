@@ -113,6 +113,12 @@ def case_files():
     return packets, rest
 
 
+# The packet files of the oracle packets-sample: each sample mutant of
+# mutate.run dies on one of them (a dst_ip row, the dissection, an exact
+# key's mask), and m0000 must pass all of them in the same run.
+SAMPLE_FILES = ('packets-arp.json', 'packets-ct.json', 'packets-ipv4.json')
+
+
 def oracles(out_dir, mid, exclude=()):
     """{name: ([command...], judge, seconds)}; exclude: case ids the tdc
     oracles leave out (they fail on the unmutated source too)."""
@@ -120,8 +126,13 @@ def oracles(out_dir, mid, exclude=()):
     # the packet cases have passed by then: the corpus oracle runs the rest
     packets, rest = case_files()
     x = ['--exclude'] + list(exclude) if exclude else []
+    sample = [f for f in packets if os.path.basename(f) in SAMPLE_FILES]
     return {
         'packets': ([[PY, '-m', 'tdc.tdc', '-J', '2'] + x + ['-f'] + packets], tdc_ok, 900),
+        # mutate.run --sample (the gate stage): the same judge on a few
+        # files, for the three sample mutants and m0000 alike
+        'packets-sample': ([[PY, '-m', 'tdc.tdc', '-J', '2'] + x + ['-f'] + sample],
+                           tdc_ok, 300),
         # the smoke batch; verdicts compared with the unmutated module's
         'difftest': ([[PY, 'difftest/runner.py', '--rounds-k', '4',
                        DT + '/smoke1.json', dt_out]],
@@ -156,7 +167,8 @@ def srcversion():
 # A line that already says the oracle failed: the rest of its run is not
 # needed (a failing tdc case may wait for its timeouts), so it is stopped
 # there and what it left behind is cleaned up (cleanup()).
-FAIL_LINE = {'packets': r'^not ok ', 'corpus': r'^not ok ', 'debug': r'^not ok ',
+FAIL_LINE = {'packets': r'^not ok ', 'packets-sample': r'^not ok ',
+             'corpus': r'^not ok ', 'debug': r'^not ok ',
              'selftests': r'^TEST: .*\[\s*(FAIL|SKIP)\s*\]'}
 
 

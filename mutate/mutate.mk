@@ -11,7 +11,8 @@
 #                             (MUTATE_RESULTS="DIR..." merges shards' dirs)
 #   make mutate-sample        gate stage: 3 fixed mutants of HEAD must be
 #                             killed and the unmutated source must survive,
-#                             fast oracle only, one boot
+#                             on three packet case files (oracle
+#                             packets-sample), one boot
 #
 # The difftest oracle compares each mutant's verdict matrix on the smoke
 # batch with the unmutated module's (build/mutate/difftest/smoke1.json and

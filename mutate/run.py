@@ -24,8 +24,9 @@ there kills.
 
 --sample: the gate stage.  Three fixed mutants of HEAD (picked by operator
 and text, not by id, so the pick survives edits elsewhere) and m0000 in
-build/mutate/sample/, one boot, the fast oracle only; each mutant must be
-killed and m0000 must survive.  Ends with "N passed, N failed".
+build/mutate/sample/, one boot, the oracle packets-sample only (three of
+the packets-*.json files, mutate/inguest.py SAMPLE_FILES); each mutant must
+be killed and m0000 must survive the same files in the same run.  Ends with "N passed, N failed".
 """
 import argparse
 import concurrent.futures
@@ -54,7 +55,7 @@ ORACLES = ','.join(report.ORACLES)     # the campaign's order, cheapest first
 CHUNK = 20
 CONTROL = 'm0000'
 # (operator, text of the original line, text of the mutated line): each
-# must be killed by the fast oracle (packets-*.json).
+# must be killed by the oracle packets-sample (three packets-*.json files).
 SAMPLE = [
     ('key-row', 'FL_KEY_MASKED(IPV4_DST, ipv4.dst, IPV4_ADDRS),',
      'FL_KEY_MASKED(IPV4_DST, ipv6.src, IPV4_ADDRS),'),
@@ -354,7 +355,7 @@ def guest_round(work, ids, order, tag, variant='ours', exclude=()):
     out = os.path.join(BUILD, 'guest-out', 'mutate', tag)
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
-    per = 300 if order == 'packets' else 2400
+    per = 300 if order in ('packets', 'packets-sample') else 2400
     cmd = [os.path.join(REPO, 'guest/run'), '--variant', variant, '--no-load-flower',
            '--timeout', str(300 + per * len(ids)),
            '--console-log', os.path.join(out, 'console.log'), '--',
@@ -422,7 +423,8 @@ def sample():
         picks.append(hit[0])
     results = os.path.join(work, 'results')
     shutil.rmtree(results, ignore_errors=True)
-    got = run_ids(work, results, doc, [CONTROL] + picks, 'packets', 'sample')
+    got = run_ids(work, results, doc, [CONTROL] + picks, 'packets-sample',
+                  'sample')
     passed = failed = 0
     for i in [CONTROL] + picks:
         r = got.get(i, {'verdict': 'missing'})
