@@ -91,7 +91,7 @@ KNOWN = [
          fields=('log',),
          reason='a PPPoE filter on another PPP protocol: stock keeps '
                 'n_proto 0x8864 in the rule, ours leaves n_proto out and '
-                'matches the PPPoE key\'s type, which both rules carry '
-                '(README, PPPoE row: for such a frame the dissector reports '
-                'n_proto 0, not the PPPoE ethertype)'),
+                'matches the PPPoE key\'s type, which both rules carry: '
+                'for such a frame the dissector reports both as 0x8864, so '
+                'the two rules match the same frames'),
 ]
