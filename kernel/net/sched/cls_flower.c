@@ -10,14 +10,13 @@
  * number of filters of a mask.
  *
  * One classifier instance (one prio and protocol) holds any number of
- * masks, as the in-tree flower does.  They are tried in the order they
+ * masks, as flower always has.  They are tried in the order they
  * were added, the oldest first, and the first filter found wins.  What no
  * other flower does: the packet is dissected once per instance, with the
  * union of the masks' keys, and each mask then costs one masked hash and
- * one lookup.  One mask is the seed's code path.  A port range does not
+ * one lookup.  A single mask is the fast path.  A port range does not
  * fit a hash: a mask with ranges is looked up once per filter whose range
- * holds the packet's port, in the order the filters came, as the in-tree
- * flower does it.
+ * holds the packet's port, in the order the filters came.
  *
  * Locking: the control operations do not need RTNL
  * (TCF_PROTO_OPS_DOIT_UNLOCKED), so requests on one instance run in
@@ -228,9 +227,9 @@ struct fl_tmplt {
 };
 
 /* What the filter's protocol and ip_proto must be for a key to apply.  A
- * key whose need is not met is ignored, as the in-tree flower has always
- * ignored it, and the request is told so with a warning.  The addresses'
- * needs also keep a dump to the family that fills the union they share.
+ * key whose need is not met is ignored, as flower has always ignored it,
+ * and the request is told so with a warning.  The addresses' needs also
+ * keep a dump to the family that fills the union they share.
  */
 enum fl_need {
 	FL_NEED_NONE,
@@ -363,10 +362,10 @@ static const struct fl_key_desc fl_keys[] = {
 #define FL_MAX_LEN(_member)						\
 	{ .type = NLA_BINARY, .len = sizeof_field(struct fl_flow_key, _member) }
 
-/* Types and lengths of the attributes, parsed as the in-tree flower has
- * always parsed them (liberally): an attribute may be longer than its type
- * and types above TCA_FLOWER_MAX are ignored.  fl_parse_opts() warns of
- * each.  Strictness is for attributes this uAPI does not have yet.
+/* Types and lengths of the attributes, parsed as flower has always parsed
+ * them (liberally): an attribute may be longer than its type and types
+ * above TCA_FLOWER_MAX are ignored.  fl_parse_opts() warns of each.
+ * Strictness is for attributes this uAPI does not have yet.
  */
 static const struct nla_policy fl_policy[TCA_FLOWER_MAX + 1] = {
 	[TCA_FLOWER_CLASSID]		= { .type = NLA_U32 },
@@ -745,8 +744,8 @@ static struct flow_dissector fl_frag_dissector __ro_after_init;
  * the first fragment (ports stay unread in any fragment, as the dissector
  * has it), and gives them only when it found the first pass's protocols:
  * past the fragment header it may also find another ip_proto (IPv6
- * extension headers) or n_proto (MPLS in IP), which neither the first
- * pass nor the in-tree flower sees, nor any later fragment.
+ * extension headers) or n_proto (MPLS in IP), which the first pass does
+ * not see, nor any later fragment.
  */
 static noinline void fl_dissect_first_frag(struct sk_buff *skb,
 					   struct fl_flow_key *key)
@@ -795,7 +794,7 @@ static bool fl_port_in_range(__be16 port, __be16 min, __be16 max)
 	return ntohs(port) >= ntohs(min) && ntohs(port) <= ntohs(max);
 }
 
-/* A mask with port ranges, as the in-tree flower looks it up: its filters
+/* A mask with port ranges, looked up as flower always has: its filters
  * in the order they came, each whose ranges hold the packet's @ports
  * tried with its own ranges in the key; the first filter found wins (one
  * of the range's filters whose other keys match the packet).  The
@@ -972,9 +971,9 @@ static void fl_head_free_work(struct work_struct *work)
 	kfree(head);
 }
 
-/* Whether a driver is given dissector key @dk of a mask, as the in-tree
- * flower gives them: the keys the mask looks at.  As there, the IPv4 and
- * IPv6 members share memory, so an address mask names both (drivers read
+/* Whether a driver is given dissector key @dk of a mask, as flower has
+ * always given them: the keys the mask looks at.  The IPv4 and IPv6
+ * members share memory, so an address mask names both (drivers read
  * addr_type), and the tunnel's control key comes with its addresses.
  */
 static bool fl_hw_key_used(const struct fl_flow_key *mask,
@@ -1087,7 +1086,7 @@ static void fl_hw_destroy_filter(struct tcf_proto *tp, struct cls_fl_filter *f,
 
 /* Offers @f, seen through @mask, to the block's drivers.  Fails when a
  * skip_sw filter is not taken; an error of a driver that gives no reason
- * is reported as the in-tree flower reports it, with the driver's errno.
+ * is reported as flower has always reported it, with the driver's errno.
  */
 static int fl_hw_replace_filter(struct tcf_proto *tp, struct cls_fl_filter *f,
 				const struct fl_flow_key *mask, bool rtnl_held,
@@ -1421,8 +1420,8 @@ static int fl_set_key_indev(struct net *net, struct nlattr **tb,
 }
 
 /* The id, priority and TPID (0: any) of one tag; its inner ethertype is
- * the caller's.  Wider ids and priorities are masked to their bits, as the
- * in-tree flower has always done.
+ * the caller's.  Wider ids and priorities are masked to their bits, as
+ * flower has always done.
  */
 static void fl_set_key_tag(struct nlattr *vid, struct nlattr *prio,
 			   __be16 tpid, struct flow_dissector_key_vlan *key,
@@ -1452,9 +1451,9 @@ static void fl_set_key_tag(struct nlattr *vid, struct nlattr *prio,
 }
 
 /* A tag is expected where the ethertype is a VLAN TPID, or where
- * num_of_vlans asks for more tags than come before it, as in the in-tree
- * flower: "num_of_vlans 1 vlan_prio 5" with protocol all (a tag of any
- * TPID), "protocol 802.1q ... num_of_vlans 2 vlan_id 10 cvlan_id 20".
+ * num_of_vlans asks for more tags than come before it, as flower has
+ * always done: "num_of_vlans 1 vlan_prio 5" with protocol all (a tag of
+ * any TPID), "protocol 802.1q ... num_of_vlans 2 vlan_id 10 cvlan_id 20".
  */
 static bool fl_is_tag(__be16 ethertype, struct nlattr **tb, u8 before)
 {
@@ -1559,8 +1558,8 @@ static int fl_set_key_vlans(struct nlattr **tb, __be16 tpid,
 /* The filter's ethertype (TCA_FLOWER_KEY_ETH_TYPE, which tc and Open
  * vSwitch send equal to the filter's protocol): an ethertype, a VLAN TPID
  * with the tags' keys, or the PPPoE session ethertype with the PPP keys.
- * Without it the keys of a protocol do not apply, as in the in-tree
- * flower, and only num_of_vlans can ask for tags (of any TPID).
+ * Without it, as always, the keys of a protocol do not apply, and only
+ * num_of_vlans can ask for tags (of any TPID).
  */
 static int fl_set_key_eth_type(struct nlattr **tb, __be16 protocol,
 			       struct fl_flow_key *key,
@@ -1805,9 +1804,7 @@ static int fl_set_key_mpls(struct nlattr **tb, struct fl_flow_key *key,
 	return 0;
 }
 
-/* A row's key: ignored, as in the in-tree flower, where the filter does
- * not give what it needs
- */
+/* A row's key: ignored where the filter does not give what it needs */
 static void fl_set_key_val(struct nlattr **tb, const struct fl_key_desc *desc,
 			   struct fl_flow_key *key, struct fl_flow_key *mask,
 			   struct netlink_ext_ack *extack)
@@ -1872,9 +1869,7 @@ static void fl_warn_tcp_flags(const struct fl_flow_key *mask,
 			"TCP flags mask has bits above 0xfff, which no packet sets");
 }
 
-/* As the in-tree flower: a port range has both ends, the first below the
- * second
- */
+/* A port range has both ends, the first below the second */
 static int fl_check_port_range(struct nlattr **tb,
 			       const struct fl_flow_key *key,
 			       const struct fl_flow_key *mask,
@@ -1936,9 +1931,9 @@ static void fl_set_key_enc_control(struct nlattr **tb,
 	struct nlattr *nla6 = fl_first_attr(tb, v6, ARRAY_SIZE(v6));
 
 	BUILD_BUG_ON(!FL_TUNNEL_ANY);
-	/* With both families, IPv6 is the tunnel's, as in the in-tree
-	 * flower, and the IPv4 rows are ignored: there they are written into
-	 * the bytes the IPv6 addresses share with them.
+	/* With both families, IPv6 is the tunnel's, as it always has been,
+	 * and the IPv4 rows are ignored: the IPv4 addresses share their
+	 * bytes with the IPv6 ones.
 	 */
 	if (nla4 || nla6) {
 		key->enc_control.addr_type = nla6 ?
@@ -1973,7 +1968,7 @@ static int fl_set_geneve_opt(const struct nlattr *nla,
 	struct nlattr *data;
 	int err, len;
 
-	/* As the in-tree flower has always parsed them: liberally */
+	/* Liberally, as flower has always parsed them */
 	err = __nla_parse(tb, TCA_FLOWER_KEY_ENC_OPT_GENEVE_MAX, nla_data(nla),
 			  nla_len(nla), fl_geneve_opt_policy, NL_VALIDATE_LIBERAL,
 			  extack);
@@ -2111,7 +2106,7 @@ static int fl_dump_gtp_opt(struct sk_buff *skb, const void *opt)
 }
 
 /* The tunnel option kinds besides Geneve's: one option of a fixed size.
- * Key and mask are kept as the in-tree flower keeps them (the option's
+ * Key and mask are kept as flower has always kept them (the option's
  * size and kind, as the mask's too), so drivers get the same rule.
  */
 struct fl_tun_opt_kind {
@@ -2169,7 +2164,7 @@ static const struct fl_tun_opt_kind *fl_tun_opt_kind_of(u16 flag)
 	return NULL;
 }
 
-/* An option of another kind in a list: refused as the in-tree flower does */
+/* An option of another kind in a list: refused, as it always has been */
 static int fl_set_enc_opts_mixed(const struct nlattr *nla,
 				 struct netlink_ext_ack *extack)
 {
@@ -2742,8 +2737,8 @@ static void fl_mask_put(struct cls_fl_head *head, struct fl_flow_mask *mask)
 	tcf_queue_work(&mask->rwork, fl_mask_release_work);
 }
 
-/* As in the in-tree flower: a chain template names the keys its filters
- * may use, and every bit of a filter's mask must be one of the template's.
+/* A chain template names the keys its filters may use, and every bit of
+ * a filter's mask must be one of the template's.
  */
 static int fl_check_tmplt(const struct tcf_proto *tp,
 			  const struct fl_flow_mask *mask,
@@ -2845,8 +2840,8 @@ static void fl_filter_remove(struct cls_fl_head *head, struct cls_fl_filter *f,
 }
 
 /* Under head->lock: @fnew joins the walk of a mask with port ranges, in
- * @fold's place if it replaces a filter of the mask (as in the in-tree
- * flower), else last.  Unless @swap, @fold leaves the walk later, in
+ * @fold's place if it replaces a filter of the mask (as flower has always
+ * done), else last.  Unless @swap, @fold leaves the walk later, in
  * fl_filter_remove().
  */
 static void fl_range_link(struct cls_fl_filter *fold,
@@ -3629,7 +3624,7 @@ static int fl_dump_key(struct sk_buff *skb, struct net *net,
 }
 
 /* The flags, after the drivers' counters were added to the actions', and
- * how many drivers hold the filter (not in a terse dump, as in-tree)
+ * how many drivers hold the filter (not in a terse dump, as always)
  */
 static int fl_dump_flags(struct sk_buff *skb, struct tcf_proto *tp,
 			 struct cls_fl_filter *f, bool rtnl_held, bool count)
