@@ -214,6 +214,10 @@ compare:
 	@$(MAKE) --no-print-directory stock-ext VARIANT=ours
 	@$(MAKE) --no-print-directory offload-drv
 	@rm -rf $(COMPARE_OUT); mkdir -p $(COMPARE_OUT)
+	@cd $(REPO) && echo "$$(git rev-parse --short HEAD)$$(git status \
+		--porcelain -- tc-tests tdc tcgen kernel | grep -q . && \
+		echo ' with uncommitted changes to tc-tests/, tdc/, tcgen/ or kernel/')" \
+		>$(COMPARE_OUT)/commit
 	@for v in stock ours; do \
 		start=$$(date +%s); rc=0; \
 		$(REPO)/guest/run --variant $$v --timeout 7200 \
@@ -227,6 +231,7 @@ compare:
 	done
 	cd $(REPO) && $(PYTHON) -m tdc.compare --ours $(COMPARE_OUT)/ours.tap \
 		--stock $(COMPARE_OUT)/stock.tap --out $(COMPARE_REPORT) \
+		--commit "$$(cat $(COMPARE_OUT)/commit)" \
 		$$(sed 's/^/--seconds /' $(COMPARE_OUT)/seconds)
 
 # ---------------------------------------------------------------------------
