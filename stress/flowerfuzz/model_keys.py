@@ -371,11 +371,15 @@ def eth_type_dump(key, mask):
     """fl_dump_key_eth_type(): [(type, bytes)] of the protocol keys."""
     out = []
     if tagged(key, mask, 0):
-        # fl_dump_key_vlans(): the innermost ethertype (none when the
-        # filter gives only tags, or PPPoE without a carried protocol),
-        # the tags; the outer TPID only as the filter's protocol
+        # fl_dump_key_vlans(): the innermost ethertype as the dissector
+        # reports it (fl_inner_ethertype(): the protocol PPP carries, the
+        # PPPoE session's for another given ppp_proto; none when the filter
+        # gives only tags, or PPPoE without ppp_proto), the tags; the
+        # outer TPID only as the filter's protocol
         if any(mask['n_proto']):
             out.append((T_ETH_TYPE, bytes(key['n_proto'])))
+        elif any(mask['pppoe.ppp_proto']):
+            out.append((T_ETH_TYPE, bytes(key['pppoe.type'])))
         for pre, tid, tprio, tet in (
                 ('vlan', T_VLAN_ID, T_VLAN_PRIO, T_VLAN_ETH_TYPE),
                 ('cvlan', T_CVLAN_ID, T_CVLAN_PRIO, T_CVLAN_ETH_TYPE)):

@@ -443,6 +443,15 @@ class TestPppoe(Base):
             attr('KEY_MPLS_LABEL', struct.pack('<I', 16)), proto=VLAN),
             [(8, '8847'), (25, '8864'), (104, '0281'), (70, '10000000'),
              (22, '08000000'), (86, '00000000')])
+        # series step 24: another PPP protocol behind a tag dumps the
+        # session ethertype, as the dissector reports it (case 5b1e)
+        self.assertEqual(self.dump(
+            attr('KEY_ETH_TYPE', be16(VLAN)),
+            attr('KEY_VLAN_ID', u16(5)),
+            attr('KEY_VLAN_ETH_TYPE', be16(PPP_SES)),
+            attr('KEY_PPP_PROTO', be16(0xC021)), proto=VLAN),
+            [(8, '8864'), (23, '0500'), (25, '8864'), (104, 'c021'),
+             (22, '08000000'), (86, '00000000')])
 
     def test_needs_ppp_ses(self):
         for a in (attr('KEY_PPP_PROTO', be16(0x21)),
