@@ -156,6 +156,15 @@ initramfs: $(INITRAMFS)
 
 guest: kernel initramfs
 
+# For recipes: $(1), a file, gets the commit a run measures, and whether
+# the repository paths $(2) differed from it (uncommitted changes)
+define measured_commit
+	@mkdir -p $(dir $(1))
+	@cd $(REPO) && echo "$$(git rev-parse --short HEAD)$$(git status \
+		--porcelain -- $(2) | grep -q . && \
+		echo ' with uncommitted changes to $(addsuffix /,$(2))')" >$(1)
+endef
+
 # For recipes: the guest of $(VARIANT) without a full stock kernel build.
 # VARIANT=stock boots the stock cls_flower module on ours' kernel (make
 # stock-ext: about 30 s; a full `make kernel VARIANT=stock` build in
@@ -214,10 +223,7 @@ compare:
 	@$(MAKE) --no-print-directory stock-ext VARIANT=ours
 	@$(MAKE) --no-print-directory offload-drv
 	@rm -rf $(COMPARE_OUT); mkdir -p $(COMPARE_OUT)
-	@cd $(REPO) && echo "$$(git rev-parse --short HEAD)$$(git status \
-		--porcelain -- tc-tests tdc tcgen kernel | grep -q . && \
-		echo ' with uncommitted changes to tc-tests/, tdc/, tcgen/ or kernel/')" \
-		>$(COMPARE_OUT)/commit
+	$(call measured_commit,$(COMPARE_OUT)/commit,tc-tests tdc tcgen kernel)
 	@for v in stock ours; do \
 		start=$$(date +%s); rc=0; \
 		$(REPO)/guest/run --variant $$v --timeout 7200 \

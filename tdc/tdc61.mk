@@ -45,14 +45,9 @@ TDC61_RUN         := $(PYTHON) -m tdc.tdc61 run
 .PHONY: tdc61 tdc61-smoke tdc61-recheck tdc61-report
 
 # the commit measured, and whether the corpus or the harness differed
-# from it (uncommitted changes)
-define tdc61_commit
-	@mkdir -p $(TDC61_OUT)/$(1)
-	@cd $(REPO) && echo "$$(git rev-parse --short HEAD)$$(git status \
-		--porcelain -- tc-tests tdc tcgen | grep -q . && \
-		echo ' with uncommitted changes to tc-tests/, tdc/ or tcgen/')" \
-		>$(TDC61_OUT)/$(1)/commit
-endef
+# from it (the top Makefile's measured_commit)
+tdc61_commit = $(call measured_commit,$(TDC61_OUT)/$(1)/commit,\
+                        tc-tests tdc tcgen)
 
 tdc61:
 	@$(MAKE) --no-print-directory deps
