@@ -26,7 +26,8 @@ there kills.
 and text, not by id, so the pick survives edits elsewhere) and m0000 in
 build/mutate/sample/, one boot, the oracle packets-sample only (three of
 the packets-*.json files, mutate/inguest.py SAMPLE_FILES); each mutant must
-be killed and m0000 must survive the same files in the same run.  Ends with "N passed, N failed".
+be killed and m0000 must survive the same files in the same run.  Ends
+with "N passed, N failed".
 """
 import argparse
 import concurrent.futures

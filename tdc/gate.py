@@ -26,7 +26,7 @@ cases in the guest, does not pass).  Exit status 1 if anything failed,
 else 0.  The summary gives each stage's wall time.
 
 The debug kernel, which the debug stages build for themselves, is built
-in the background from the start at nice 19 (PREBUILD): the host stages
+in the background from the start at nice 19 (PREBUILD_MAKE): the host stages
 before the first guest keep one core busy, and the build takes the
 other.  The gate waits for it before the first guest stage, whose
 emulated CPUs need both cores (a build beside the flower stage doubled
@@ -199,42 +199,53 @@ STAGES = [
 # beside (host work that leaves a core idle); the gate waits for it
 # before any other stage.  A failed background build fails nothing by
 # itself: the stages that need it run the same make and report.
-PREBUILD = (['kernel', 'VARIANT=debug'], {'stress-debug-smoke',
-                                          'stress-parallel'},
-            {'unit', 'corpus', 'kernel', 'series', 'walk32'})
+PREBUILD_MAKE = ['kernel', 'VARIANT=debug']
+PREBUILD_FOR = {'stress-debug-smoke', 'stress-parallel'}
+PREBUILD_BESIDE = {'unit', 'corpus', 'kernel', 'series', 'walk32'}
 PREBUILD_LOG = os.path.join(REPO, 'build', 'logs', 'gate-prebuild-debug.log')
 
 
 class Prebuild(threading.Thread):
-    """PREBUILD in the background, at nice 19, output to PREBUILD_LOG."""
+    """PREBUILD_MAKE in the background, at nice 19, into PREBUILD_LOG."""
 
     def __init__(self):
         super().__init__(daemon=True)
-        self.result = None
+        self.code = None
+        self.seconds = None
+        self.waited = None          # (seconds, the stage that waited)
 
     def run(self):
         os.makedirs(os.path.dirname(PREBUILD_LOG), exist_ok=True)
         start = time.monotonic()
         with open(PREBUILD_LOG, 'w') as out:
-            code = subprocess.call(
+            self.code = subprocess.call(
                 ['nice', '-n', '19', 'make', '--no-print-directory'] +
-                PREBUILD[0], cwd=REPO, stdin=subprocess.DEVNULL, stdout=out,
-                stderr=subprocess.STDOUT)
-        self.result = '=== prebuild make {}: exit {} ({:.0f} s; log {})' \
-            .format(' '.join(PREBUILD[0]), code, time.monotonic() - start,
-                    os.path.relpath(PREBUILD_LOG, REPO))
+                PREBUILD_MAKE, cwd=REPO, stdin=subprocess.DEVNULL,
+                stdout=out, stderr=subprocess.STDOUT)
+        self.seconds = time.monotonic() - start
 
     def wait(self, stage):
         """Before `stage`: wait unless it may run beside the build."""
-        if stage.name in PREBUILD[2] or not self.is_alive():
+        if stage.name in PREBUILD_BESIDE or not self.is_alive():
             return
         print('=== {}: waiting for the background debug kernel build '
               '({})'.format(stage.name, os.path.relpath(PREBUILD_LOG, REPO)),
               flush=True)
         start = time.monotonic()
         self.join()
-        self.result += ', {:.0f} s of it waited for before {}'.format(
-            time.monotonic() - start, stage.name)
+        self.waited = (time.monotonic() - start, stage.name)
+
+    def summary(self):
+        """The summary line, or None if it never ran to its end."""
+        if self.seconds is None:
+            return None
+        line = '=== prebuild make {}: exit {} ({:.0f} s; log {})'.format(
+            ' '.join(PREBUILD_MAKE), self.code, self.seconds,
+            os.path.relpath(PREBUILD_LOG, REPO))
+        if self.waited:
+            line += ', {:.0f} s of it waited for before {}'.format(
+                *self.waited)
+        return line
 
 
 def run_stage(stage):
@@ -284,7 +295,7 @@ def main(argv):
     gate_start = time.monotonic()
     selected = [s for s in STAGES if not argv or s.name in argv]
     prebuild = Prebuild()
-    if PREBUILD[1] & {s.name for s in selected}:
+    if PREBUILD_FOR & {s.name for s in selected}:
         prebuild.start()
     for stage in selected:
         prebuild.wait(stage)
@@ -297,8 +308,8 @@ def main(argv):
                                            note, time.monotonic() - start))
     if prebuild.is_alive():
         prebuild.join()
-    if prebuild.result:
-        verdicts.append(prebuild.result)
+    if prebuild.summary():
+        verdicts.append(prebuild.summary())
     verdicts.append('=== gate: {:.0f} s'.format(time.monotonic() - gate_start))
     print('\n'.join(verdicts))
     if total.skipped:
