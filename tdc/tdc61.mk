@@ -28,6 +28,20 @@
 #                       and on stock (and their rechecks), naming the
 #                       commit measured (`git rev-parse --short HEAD` when
 #                       the run started)
+#   make tdc-upstream   every file under upstream's newest tdc.py instead:
+#                       TDC_UPSTREAM_TREE's tools/testing/selftests/
+#                       tc-testing (default build/upstream-tdc, assembled
+#                       from upstream's files, its PROVENANCE file says
+#                       how: there is no newer tree here, and the runner is
+#                       never copied into the repo), the same way as make
+#                       tdc61, in TDC_UPSTREAM_PARTS guests at once over
+#                       the files dealt out in turn (about 40 min with 2);
+#                       each part ends with `N passed, N failed`, and so
+#                       does the target, over all parts
+#   make tdc-upstream-report
+#                       docs/tdc-upstream.md from the last make
+#                       tdc-upstream (its parts merged), naming the commit
+#                       measured and quoting the runner's PROVENANCE
 #
 # Output: build/guest-out/tdc61/<variant>/ (6.1's TAP and output per
 # file, results.json) and build/guest-out/tdc61/<variant>.out (the run's
@@ -42,7 +56,16 @@ TDC61_SMOKE_FILES := basic.json keys-ipv4.json packets-tcp_flags.json \
                      keys-enc.json
 TDC61_RUN         := $(PYTHON) -m tdc.tdc61 run
 
-.PHONY: tdc61 tdc61-smoke tdc61-recheck tdc61-report
+.PHONY: tdc61 tdc61-smoke tdc61-recheck tdc61-report tdc-upstream \
+        tdc-upstream-part tdc-upstream-report
+
+TDC_UPSTREAM_TREE  ?= $(BUILD)/upstream-tdc
+TDC_UPSTREAM_PARTS ?= 2
+TDC_UPSTREAM_OUT   := $(BUILD)/guest-out/upstream-tdc
+# part K of TDC_UPSTREAM_PARTS: the Kth file, then every Nth after it
+tdc_upstream_part   = $(shell ls $(REPO)/$(TDC61_CASES)/*.json | \
+                        awk 'NR % $(TDC_UPSTREAM_PARTS) == $(1) % \
+                             $(TDC_UPSTREAM_PARTS)' | sed 's|^$(REPO)/||')
 
 # the commit measured, and whether the corpus or the harness differed
 # from it (the top Makefile's measured_commit)
@@ -82,3 +105,34 @@ tdc61-report:
 		$$(for v in ours stock; do [ -e $(TDC61_OUT)/$$v-recheck/results.json ] && \
 			echo --recheck-$$v $(TDC61_OUT)/$$v-recheck; done) \
 		--out $(REPO)/docs/tdc61.md
+
+tdc-upstream:
+	@test -e $(TDC_UPSTREAM_TREE)/tools/testing/selftests/tc-testing/tdc.py || { \
+		echo "tdc-upstream: no runner in $(TDC_UPSTREAM_TREE) (TDC_UPSTREAM_TREE=DIR: a tree with tools/testing/selftests/tc-testing/tdc.py)"; exit 2; }
+	@$(MAKE) --no-print-directory deps
+	$(variant_guest)
+	@$(MAKE) --no-print-directory offload-drv
+	@rm -rf $(TDC_UPSTREAM_OUT)/$(VARIANT)-*
+	@for k in $$(seq 1 $(TDC_UPSTREAM_PARTS)); do \
+		$(MAKE) --no-print-directory tdc-upstream-part TDC_UPSTREAM_K=$$k & \
+		sleep 20; done; wait
+	@for k in $$(seq 1 $(TDC_UPSTREAM_PARTS)); do \
+		tail -n 1 $(TDC_UPSTREAM_OUT)/$(VARIANT)-$$k.out; done | awk \
+		'$$2 == "passed," && $$4 == "failed" { p += $$1; f += $$3; n++ } \
+		 END { if (n < $(TDC_UPSTREAM_PARTS)) f++; \
+		       printf "%d passed, %d failed\n", p, f; exit f > 0 }'
+
+# one part (the 20 s between the boots keeps them from contending)
+tdc-upstream-part:
+	$(call measured_commit,$(TDC_UPSTREAM_OUT)/$(VARIANT)-$(TDC_UPSTREAM_K)/commit,\
+		tc-tests tdc tcgen)
+	cd $(REPO) && ./guest/run --variant $(VARIANT) --timeout 14400 -- \
+		$(TDC61_RUN) --tree $(TDC_UPSTREAM_TREE) \
+		--out $(TDC_UPSTREAM_OUT)/$(VARIANT)-$(TDC_UPSTREAM_K) \
+		$(call tdc_upstream_part,$(TDC_UPSTREAM_K)) \
+		>$(TDC_UPSTREAM_OUT)/$(VARIANT)-$(TDC_UPSTREAM_K).out 2>&1 || true
+
+tdc-upstream-report:
+	cd $(REPO) && $(PYTHON) -m tdc.tdc61 report --tree $(TDC_UPSTREAM_TREE) \
+		--ours $$(ls -d $(TDC_UPSTREAM_OUT)/ours-* | grep -v '\.out$$') \
+		--out $(REPO)/docs/tdc-upstream.md

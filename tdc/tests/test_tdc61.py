@@ -99,7 +99,7 @@ class TestRun(unittest.TestCase):
         self.assertIn('ok 4 - 0004 case 0004', lines)
         self.assertIn('not ok 7 - 0007 case 0007', lines)
         i = lines.index('not ok 7 - 0007 case 0007')
-        self.assertIn('not reported by 6.1\'s tdc.py (exit 1)', lines[i + 1])
+        self.assertIn('not reported by the runner (exit 1)', lines[i + 1])
         self.assertEqual(self.fresh.call_count, 2)   # before each file
 
     def test_results_file_and_scratch_config(self):
@@ -196,6 +196,41 @@ class TestReport(unittest.TestCase):
         self.assertIn('Commit measured: ours `abc1234` (its files b.json '
                       'run again at `def5678`)', text)
         self.assertIn('| ours | 3 | 3 | 0 | 0 | 2 min |', text)
+
+    def test_parts_of_one_run_merge_and_must_agree(self):
+        a = self.results([('aa11', 'pass')])
+        b = self.results([('bb22', 'fail')])
+        b['seconds'] = 90
+        b['results'][0]['file'] = 'tc-tests/filters/flower/b.json'
+        merged = tdc61.merge_parts([a, b])
+        self.assertEqual([r['id'] for r in merged['results']],
+                         ['aa11', 'bb22'])
+        self.assertEqual((merged['seconds'], merged['parts']), (90, 2))
+        text = tdc61.report(merged, None, '/nonexistent')
+        self.assertIn('| ours | 2 | 1 | 1 | 0 | 2 min |', text)
+        self.assertIn('The files ran in 2 guests at once', text)
+        b['commit'] = 'def5678'
+        with self.assertRaisesRegex(ValueError, 'different commits'):
+            tdc61.merge_parts([a, b])
+        b['commit'] = a['commit']
+        b['results'][0]['file'] = a['results'][0]['file']
+        with self.assertRaisesRegex(ValueError, 'a file ran in two parts'):
+            tdc61.merge_parts([a, b])
+
+    def test_another_runner_is_named_by_its_tree_and_provenance(self):
+        with tempfile.TemporaryDirectory() as tree:
+            with open(os.path.join(tree, 'PROVENANCE'), 'w') as f:
+                f.write('tdc.py  torvalds/linux 0123abc\n')
+            text = tdc61.report(self.results([('aa11', 'pass')]), None,
+                                tree)
+        self.assertIn('# The corpus under the tdc.py in ', text)
+        self.assertIn('make tdc-upstream-report', text)
+        self.assertIn('tdc.py  torvalds/linux 0123abc', text)
+        self.assertNotIn('linux-source-6.1', text.splitlines()[0])
+        pristine = tdc61.report(self.results([('aa11', 'pass')]), None,
+                                tdc61.TREE)
+        self.assertIn('# The corpus under the tdc.py of linux-source-6.1',
+                      pristine)
 
 
 class TestConfig(unittest.TestCase):
