@@ -36,6 +36,9 @@ import xml.etree.ElementTree as ElementTree
 REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 PYTHON = '/usr/bin/python3'
 
+sys.path.insert(0, REPO)            # run as a file (bench.mk): flower/
+from flower import guest            # noqa: E402
+
 
 def spin(seconds):
     """Iterations of an empty loop in `seconds` of wall time."""
@@ -76,10 +79,10 @@ def run_one(jobs, args):
     xml = os.path.join(args.out, 'J%d.xml' % jobs)
     if os.path.exists(xml):
         os.remove(xml)
-    cmd = [os.path.join(REPO, 'guest', 'run'), '--variant', args.variant,
-           '--timeout', '7200', '--', PYTHON, '-m', 'tdc.tdc', '--strict',
-           '-c', 'flower', '-J', str(jobs), '--format', 'xunit', '-o', xml]
-    cmd += args.tdc_args
+    cmd = guest.command([PYTHON, '-m', 'tdc.tdc', '--strict', '-c',
+                         'flower', '-J', str(jobs), '--format', 'xunit',
+                         '-o', xml] + list(args.tdc_args),
+                        variant=args.variant, timeout=7200)
     load = os.getloadavg()[0]
     cpu, start = children_cpu(), time.monotonic()
     with open(os.path.join(args.out, 'J%d.log' % jobs), 'w') as log:

@@ -1,14 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
-"""flower.guest - what guest/run's exit status and console log mean.
+"""flower.guest - the one way Python starts the test guest, and what
+guest/run's exit status and console log mean.
 
-guest/run (the QEMU test guest) exits with CMD's own status, or with one
-of EXIT_* when the kernel or the guest failed; VERDICT names those for
-the reports.  SPLAT_RE / BENIGN_RE decide which console lines make a run
-fail; splats() finds them with an excerpt.  guest/run, stress/ and
+command() builds a guest/run command line from named options, and run()
+runs it and gives back a Result whose verdict names a status that is
+not CMD's own; every Python tool that boots the guest goes through them
+(a shell recipe in a Makefile calls guest/run itself).  guest/run (the
+QEMU test guest) exits with CMD's own status, or with one of EXIT_* when
+the kernel or the guest failed; VERDICT names those for the reports.
+SPLAT_RE / BENIGN_RE decide which console lines make a run fail;
+splats() finds them with an excerpt.  guest/run, stress/ and
 selftests/run all judge a boot by these.
 """
 
+import collections
+import os
 import re
+import subprocess
+
+REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+GUEST_RUN = os.path.join(REPO, 'guest', 'run')
 
 EXIT_SPLAT = 3          # the kernel log shows a splat, even if CMD passed
 EXIT_DIED = 120         # the guest died (panic, reboot) before CMD finished
@@ -24,6 +35,47 @@ VERDICT = {EXIT_SPLAT: 'kernel splat', EXIT_DIED: 'guest died (panic)',
 def verdict(rc):
     """A guest/run exit status that is not CMD's own, named; else None."""
     return VERDICT.get(rc)
+
+
+def command(cmd, variant=None, timeout=None, console_log=None,
+            no_load_flower=False, smp=None, append=None, env=(),
+            verbose=False, run=GUEST_RUN):
+    """The guest/run command line that runs the list cmd in the guest of
+    variant (guest/run's default, ours, when None), with guest/run's
+    options by name: env is a list of VAR=VALUE; run is the path of
+    guest/run as the caller's command line should show it."""
+    argv = [run]
+    if variant:
+        argv += ['--variant', variant]
+    if no_load_flower:
+        argv.append('--no-load-flower')
+    if timeout is not None:
+        argv += ['--timeout', str(timeout)]
+    if smp is not None:
+        argv += ['--smp', str(smp)]
+    if console_log:
+        argv += ['--console-log', console_log]
+    if verbose:
+        argv.append('-v')
+    if append:
+        argv += ['--append', append]
+    for e in env:
+        argv += ['-e', e]
+    return argv + ['--'] + list(cmd)
+
+
+# what run() gives back: guest/run's exit status, verdict(rc) (None when
+# the status is CMD's own), and the output run() captured (None when it
+# went elsewhere)
+Result = collections.namedtuple('Result', 'rc verdict stdout stderr')
+
+
+def run(cmd, options=None, **kwargs):
+    """Run the list cmd in the guest (options: command()'s keywords) from
+    the repository's root, as subprocess.run(**kwargs) would; a Result."""
+    kwargs.setdefault('cwd', REPO)
+    p = subprocess.run(command(cmd, **(options or {})), **kwargs)
+    return Result(p.returncode, verdict(p.returncode), p.stdout, p.stderr)
 
 
 # Console lines that make a run fail. Boot-time chatter that merely names a

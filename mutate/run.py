@@ -42,6 +42,7 @@ import sys
 import tempfile
 import time
 
+from flower import guest
 from flower.guest import is_splat
 from flower.results import parse_tap, summary_line
 from mutate import gen, report
@@ -154,10 +155,10 @@ DT = os.path.join(BUILD, 'mutate', 'difftest')
 def control_guest(work, cmd, timeout, **kw):
     """subprocess.run() of a guest that loads m0000 (built by the caller)
     and runs the shell command cmd: the references below are its runs."""
-    return subprocess.run(
-        [os.path.join(REPO, 'guest/run'), '--variant', 'ours', '--no-load-flower',
-         '--timeout', str(timeout), '--', 'sh', '-c', 'insmod %s && %s' % (
-             os.path.join(work, CONTROL, 'cls_flower.ko'), cmd)], cwd=REPO, **kw)
+    return subprocess.run(guest.command(
+        ['sh', '-c', 'insmod %s && %s' % (
+            os.path.join(work, CONTROL, 'cls_flower.ko'), cmd)],
+        variant='ours', no_load_flower=True, timeout=timeout), cwd=REPO, **kw)
 
 
 def difftest_ref(work, doc):
@@ -357,11 +358,11 @@ def guest_round(work, ids, order, tag, variant='ours', exclude=()):
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     per = 300 if order in ('packets', 'packets-sample') else 2400
-    cmd = [os.path.join(REPO, 'guest/run'), '--variant', variant, '--no-load-flower',
-           '--timeout', str(300 + per * len(ids)),
-           '--console-log', os.path.join(out, 'console.log'), '--',
-           '/usr/bin/python3', '-m', 'mutate.inguest', '--mods', work, '--out', out,
-           '--oracles', order, '--exclude', ','.join(sorted(exclude))] + ids
+    cmd = guest.command(
+        ['/usr/bin/python3', '-m', 'mutate.inguest', '--mods', work, '--out', out,
+         '--oracles', order, '--exclude', ','.join(sorted(exclude))] + ids,
+        variant=variant, no_load_flower=True, timeout=300 + per * len(ids),
+        console_log=os.path.join(out, 'console.log'))
     try:
         p = watched(cmd, out)
     except (KeyboardInterrupt, SystemExit):
@@ -373,7 +374,8 @@ def guest_round(work, ids, order, tag, variant='ours', exclude=()):
             done[i] = {'id': i, 'verdict': 'killed', 'killer': 'crash',
                        'why': 'guest/run exit %d: %s' % (
                            p.returncode, p.stderr.strip().splitlines()[0][:300]
-                           if p.stderr.strip() else 'no reason'),
+                           if p.stderr.strip() else
+                           guest.verdict(p.returncode) or 'no reason'),
                        'oracles': []}
     if not done:
         log('guest made no progress (exit %d): %s' % (p.returncode, p.stderr[-2000:]))

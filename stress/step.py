@@ -48,20 +48,17 @@ def boot(a, parts, tag):
     log = os.path.join(REPO, 'build', 'logs',
                        'stress-%s-%s.log' % (a.name, tag))
     os.makedirs(os.path.dirname(log), exist_ok=True)
-    cmd = [os.path.join(REPO, 'guest', 'run'), '--variant', a.variant,
-           '--timeout', str(a.timeout), '--console-log', log, '-v']
     append = ' '.join([a.append] + [v.split('=', 1)[1] for v in
                                     a.part_append
                                     if v.split('=', 1)[0] in parts]).strip()
-    if append:
-        cmd += ['--append', append]
     env = list(a.env)
     if not any(e.startswith('STRESS_OUT=') for e in env):
         env.append('STRESS_OUT=' + os.path.join(REPO, 'build', 'guest-out',
                                                  'stress', a.name))
-    for e in env:
-        cmd += ['-e', e]
-    cmd += ['--', 'sh', 'stress/suite.sh'] + parts
+    cmd = guest.command(['sh', 'stress/suite.sh'] + parts,
+                        variant=a.variant, timeout=a.timeout,
+                        console_log=log, verbose=True, append=append,
+                        env=env)
     print('stress: %s' % ' '.join(cmd), flush=True)
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE,

@@ -50,6 +50,7 @@ import subprocess                   # noqa: E402
 import threading                    # noqa: E402
 import time                         # noqa: E402
 
+from flower import guest            # noqa: E402
 from flower.results import Counts, parse_tap, summary_line  # noqa: E402
 
 HERE = os.path.dirname(os.path.realpath(__file__))
@@ -128,7 +129,7 @@ def selected_cases(tdc_args):
 
 
 # How the gate starts tdc.py: in the guest, 2 vCPUs (guest/run --smp).
-GUEST_PYTHON = ['guest/run', '--timeout', '7200', '--', PY]
+GUEST_PYTHON = guest.command([PY], timeout=7200, run='guest/run')
 
 
 def tdc_stage(name, tdc_args, python=GUEST_PYTHON):

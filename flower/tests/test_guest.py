@@ -4,6 +4,7 @@
 import os
 import re
 import unittest
+from unittest import mock
 
 from flower import guest
 
@@ -69,6 +70,70 @@ class TestExitCodes(unittest.TestCase):
         self.assertIn('from flower.guest import', text)
         self.assertEqual(guest.verdict(124), 'timeout')
         self.assertIsNone(guest.verdict(1))
+
+
+class TestCommand(unittest.TestCase):
+    def test_every_option_by_name(self):
+        argv = guest.command(['sh', '-c', 'true'], variant='stock',
+                             timeout=60, console_log='/tmp/c.log',
+                             no_load_flower=True, smp=1, append='quiet',
+                             env=['A=1', 'B=2'], verbose=True)
+        self.assertEqual(argv[0], guest.GUEST_RUN)
+        self.assertEqual(argv[argv.index('--') + 1:], ['sh', '-c', 'true'])
+        head = argv[1:argv.index('--')]
+        for pair in (['--variant', 'stock'], ['--timeout', '60'],
+                     ['--console-log', '/tmp/c.log'], ['--smp', '1'],
+                     ['--append', 'quiet'], ['-e', 'A=1'], ['-e', 'B=2']):
+            self.assertIn(pair, [head[i:i + 2] for i in range(len(head))])
+        self.assertIn('--no-load-flower', head)
+        self.assertIn('-v', head)
+        # guest/run's defaults stay its own: nothing is said for them
+        self.assertEqual(guest.command(['true'], run='guest/run'),
+                         ['guest/run', '--', 'true'])
+
+    def test_the_options_are_guest_runs(self):
+        """Each option command() writes is one guest/run's parser has."""
+        with open(guest.GUEST_RUN) as f:
+            text = f.read()
+        known = set(re.findall(r'add_argument\("(-[-\w]+)"', text))
+        argv = guest.command(['x'], variant='v', timeout=1, console_log='c',
+                             no_load_flower=True, smp=1, append='a',
+                             env=['E=1'], verbose=True)
+        used = {a for a in argv[1:argv.index('--')] if a.startswith('-')}
+        self.assertLessEqual(used, known)
+
+    def test_run_decodes_the_status(self):
+        done = mock.Mock(returncode=124, stdout='o', stderr='e')
+        with mock.patch.object(guest.subprocess, 'run',
+                               return_value=done) as sub:
+            r = guest.run(['true'], {'variant': 'debug'},
+                          capture_output=True, text=True)
+        self.assertEqual(r, guest.Result(124, 'timeout', 'o', 'e'))
+        argv = sub.call_args[0][0]
+        self.assertEqual(argv[1:3], ['--variant', 'debug'])
+        self.assertEqual(sub.call_args[1]['cwd'], guest.REPO)
+
+    def test_no_other_python_builds_a_guest_run_command(self):
+        """Python starts the guest through command() only: a second
+        builder is a list or path naming guest/run outside flower/guest.py
+        (tests and text that only mention it are fine)."""
+        builder = re.compile(r"""\[\s*['"][^'"]*guest/run['"]\s*,"""
+                             r"""|join\([^)]*['"]guest['"],\s*['"]run['"]"""
+                             r"""|join\([^)]*['"]guest/run['"]\)""")
+        found = []
+        for top, dirs, files in os.walk(REPO):
+            dirs[:] = [d for d in dirs if d not in ('build', '.git',
+                                                    '__pycache__')]
+            for name in files:
+                path = os.path.join(top, name)
+                rel = os.path.relpath(path, REPO)
+                if (not name.endswith('.py') or rel == 'flower/guest.py'
+                        or '/tests/' in '/' + rel):
+                    continue
+                with open(path) as f:
+                    if builder.search(f.read()):
+                        found.append(rel)
+        self.assertEqual(found, [])
 
 
 if __name__ == '__main__':
