@@ -28,7 +28,12 @@ def full_mask(k, m):
     return (1 << 8 * k['width']) - 1 if m is None else m
 
 
-EINVAL, EOPNOTSUPP = 22, 95
+EINVAL, ERANGE, EOPNOTSUPP = 22, 34, 95
+# netlink's own refusal of an attribute its policy rejects (lib/nlattr.c)
+POLICY_MSG = 'Attribute failed policy validation'
+FLAGS = uapi.BY_NAME['FLAGS'].number
+# tc_flags_valid() (include/net/pkt_cls.h): skip_hw 1, skip_sw 2, verbose 16
+TC_FLAGS_KNOWN, TC_FLAGS_SKIP_BOTH = 0x13, 0x3
 # the oracle's need names -> ours' warning for a key whose need is unmet
 NEED_MSG = {K.NEED[n]: m for n, m in needs.MESSAGES.items() if n in K.NEED}
 W = needs.WARNINGS
@@ -164,6 +169,26 @@ class Prediction:
                 'mpls': np in ('mpls_uc', 'mpls_mc'),
                 'vlan': st['tag0'], 'cvlan': st['tag1'],
                 'ppp': st['pppoe']}[need]
+
+    def check_policy(self):
+        """nla_parse of TCA_OPTIONS against fl_policy, then
+        tc_flags_valid(): an attribute shorter than its policy's length
+        (a minimum: for an exact-size integer, an address, an
+        NLA_UNSPEC .len; not NLA_BINARY ct_labels, whose .len is a
+        maximum) is refused by netlink on both kernels, and so are
+        flags with an unknown bit or skip_hw and skip_sw together."""
+        for t, h in encoded_attrs(self.f):
+            if unknown_type(t) or t == IN_HW_COUNT:
+                continue
+            ln = uapi.BY_NUMBER[t].length
+            if ln and len(h) // 2 < ln and not fixed_max(t):
+                return ERANGE, POLICY_MSG
+            if t == FLAGS:
+                flags = int.from_bytes(bytes.fromhex(h)[:4], 'little')
+                if flags & ~TC_FLAGS_KNOWN or \
+                        flags & TC_FLAGS_SKIP_BOTH == TC_FLAGS_SKIP_BOTH:
+                    return EINVAL, 'Invalid flower flags'
+        return None
 
     def warn_lax_attrs(self):
         """fl_warn_lax_attrs(): the liberal parse's attributes, in
@@ -318,9 +343,9 @@ class Prediction:
 
 # Prediction's steps in the order ours' fl_change() takes them: the
 # first refusal ends it
-PREDICT_STEPS = (Prediction.warn_lax_attrs, Prediction.set_eth_type_and_vlans,
-                 Prediction.set_ip_flags, Prediction.set_mpls,
-                 Prediction.set_enc, Prediction.set_addr_type,
+PREDICT_STEPS = (Prediction.check_policy, Prediction.warn_lax_attrs,
+                 Prediction.set_eth_type_and_vlans, Prediction.set_ip_flags,
+                 Prediction.set_mpls, Prediction.set_enc, Prediction.set_addr_type,
                  Prediction.set_key_rows, Prediction.warn_tags,
                  Prediction.warn_tcp_flags, Prediction.check_port_ranges,
                  Prediction.check_ct)
