@@ -194,7 +194,8 @@ def tdc_cases(reqs):
             cmdUnderTest=flnl_cmd(f),
             expExitCode=str(err),
             verifyCmd='$TC filter show dev $DEV1 ingress',
-            matchPattern='flower',
+            # the filter's own line (tc also prints a line for the prio)
+            matchPattern='flower chain 0 handle 0x1 ',
             matchCount='0' if err else '1',
             teardown=['$TC qdisc del dev $DEV1 ingress']))
     return out
