@@ -1,9 +1,14 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Host side of the offload oracle: ours and stock must give drivers the
-same rules.  Reads the two runs of offload/replay.py (same request file)
-and reports every difference, item by item (an item: one filter request
-with its flag, one template, one scenario; offload/sources.py).
+"""Host side of the offload oracle: two variants, A and B (by default
+ours and stock), must give drivers the same rules.  Reads the two runs
+of offload/replay.py (same request file) and reports every difference,
+item by item (an item: one filter request with its flag, one template,
+one scenario; offload/sources.py).  The pair (--a-name, --b-name) picks
+the declared differences: offload/known.py's PAIRS (ours/stock: KNOWN;
+stock-next/stock: KNOWN_STOCK_NEXT, each entry naming the stock patch
+behind it).  Below "ours" is A and "stock" is B; the output says the
+variants' names.
 
 Compared, step by step (same commands in the same order):
   rc       exit status (tc's batch line failed or not, a netlink errno, a
@@ -12,7 +17,8 @@ Compared, step by step (same commands in the same order):
            says the errno)
   extack   tc's "Error: ..."/"Warning: ..." lines (the netlink message of
            a nl_add): equal, or stock has none and ours has one ("message
-           added": counted, listed, not a failure)
+           added": counted, listed, not a failure; a failure like any other
+           difference for a strict pair, stock-next/stock, unless declared)
   log      the driver's callbacks in order: dev, type, cmd, cookie, chain,
            prio, proto, classid, has_extack, used_keys, each key's key and
            mask bytes, the actions (id, hw_stats, parameters), the stats
@@ -28,16 +34,21 @@ per item in order of appearance (Cookies: when an int names a new rule
 at a freed rule's address).
 
 An item passes when nothing differs but added messages; an item whose
-every difference an entry of offload/known.py explains passes as "known";
-anything else fails.  A run that proves nothing counts one failure more
-per reason: a run missing or cut short, one cls_flower module (or one
-guest variant) on both sides, no flower rule the driver took on stock.
+every difference an entry of the pair's table in offload/known.py
+explains passes as "known" (an entry with a `rewrite` explains the log's
+differences only when A's log, rewritten, is B's); anything else
+fails.  A run that proves nothing counts one failure more per reason: a
+run missing or cut short, one cls_flower module (or one guest variant)
+on both sides, a run from another guest variant than its name, no
+flower rule the driver took on stock.
 Prints the failures, then `N passed, N failed`; --doc writes the report
 (docs/offload.md).  Exit status 1 on a failure.
 
-usage: python3 -m offload.compare --ours OURS.json --stock STOCK.json
+usage: python3 -m offload.compare --a A.json --b B.json
+           [--a-name ours] [--b-name stock]
            [--requests REQ.json] [--doc FILE] [--list N] [--wall SECS]
            [--same-module]
+(--ours and --stock are --a and --b.)
 """
 import argparse
 import collections
@@ -50,7 +61,7 @@ import sys
 sys.dont_write_bytecode = True
 
 from flower.report import cell, load, module_problems  # noqa: E402
-from offload.known import KNOWN  # noqa: E402
+from offload.known import KNOWN, PAIRS  # noqa: E402
 
 TIME_KEYS = frozenset(('installed', 'last_used', 'first_used', 'expires'))
 FLAG_KEYS = ('skip_hw', 'skip_sw', 'in_hw', 'not_in_hw', 'verbose')
@@ -59,6 +70,8 @@ DESTROYS = ('destroy', 'tmplt_destroy')
 FIELDS = ('rc', 'stderr', 'extack', 'log', 'show', 'steps', 'item')
 
 Diff = collections.namedtuple('Diff', 'field step cmd text added')
+# the variants compared, A and B: the names the output uses
+NAMES = ('ours', 'stock')
 
 
 # --- normalization -----------------------------------------------------------
@@ -208,8 +221,9 @@ def dict_diff(a, b, prefix=''):
     return []
 
 
-def log_diff(ours, stock):
+def log_diff(ours, stock, names=NAMES):
     """One line saying how two driver logs differ, or None."""
+    na, nb = names
     if ours == stock:
         return None
     for i, (a, b) in enumerate(zip(ours, stock)):
@@ -219,42 +233,45 @@ def log_diff(ours, stock):
             paths = dict_diff(a, b)
             p, va, vb = paths[0]
             more = ' (+%d more)' % (len(paths) - 1) if len(paths) > 1 else ''
-            return 'callback %d (%s): %s: ours %s, stock %s%s' % (
-                i + 1, what, p, short(va), short(vb), more)
-    longer, n = ('ours', len(ours)) if len(ours) > len(stock) \
-        else ('stock', len(stock))
+            return 'callback %d (%s): %s: %s %s, %s %s%s' % (
+                i + 1, what, p, na, short(va), nb, short(vb), more)
+    longer, n = (na, len(ours)) if len(ours) > len(stock) \
+        else (nb, len(stock))
     extra = (ours if len(ours) > len(stock) else stock)[min(len(ours),
                                                            len(stock))]
-    return '%d callbacks on ours, %d on stock; %s also has %s %s on %s' % (
-        len(ours), len(stock), longer, extra.get('type', '?'),
+    return '%d callbacks on %s, %d on %s; %s also has %s %s on %s' % (
+        len(ours), na, len(stock), nb, longer, extra.get('type', '?'),
         extra.get('cmd', '?'), extra.get('dev', '?')) if n else None
 
 
-def show_diff(ours, stock):
+def show_diff(ours, stock, names=NAMES):
+    na, nb = names
     if ours == stock:
         return None
     if not isinstance(ours, list) or not isinstance(stock, list):
-        return 'ours %s, stock %s' % (short(ours), short(stock))
+        return '%s %s, %s %s' % (na, short(ours), nb, short(stock))
     if len(ours) != len(stock):
-        return '%d filters on ours, %d on stock' % (len(ours), len(stock))
+        return '%d filters on %s, %d on %s' % (len(ours), na, len(stock),
+                                               nb)
     for a, b in zip(ours, stock):
         if a != b:
             paths = dict_diff(a, b)
             p, va, vb = paths[0]
             more = ' (+%d more)' % (len(paths) - 1) if len(paths) > 1 else ''
-            return 'filter chain %s pref %s handle %s: %s: ours %s, stock ' \
+            return 'filter chain %s pref %s handle %s: %s: %s %s, %s ' \
                 '%s%s' % (b.get('chain'), b.get('pref'), b.get('handle'), p,
-                          short(va), short(vb), more)
+                          na, short(va), nb, short(vb), more)
     return None
 
 
-def diff_item(ours_rec, stock_rec):
-    """[Diff] between one item's two records."""
+def diff_item(ours_rec, stock_rec, names=NAMES):
+    """[Diff] between one item's two records (A's, B's)."""
+    na, nb = names
     if ours_rec is None or stock_rec is None:
         return [Diff('item', None, None, 'no result on %s' % (
-            'ours' if ours_rec is None else 'stock'), False)]
+            na if ours_rec is None else nb), False)]
     out = []
-    for name, rec in (('ours', ours_rec), ('stock', stock_rec)):
+    for name, rec in ((na, ours_rec), (nb, stock_rec)):
         if rec.get('error'):
             out.append(Diff('item', None, None, 'runner error on %s: %s' % (
                 name, rec['error']), False))
@@ -262,18 +279,18 @@ def diff_item(ours_rec, stock_rec):
     if len(a) != len(b):
         # after the steps' own differences: the cause comes first (a
         # filter one kernel refused is one flush delete fewer there)
-        out.append(Diff('steps', None, None, '%d steps on ours, %d on stock'
-                        % (len(a), len(b)), False))
+        out.append(Diff('steps', None, None, '%d steps on %s, %d on %s'
+                        % (len(a), na, len(b), nb), False))
     count = out.pop() if len(a) != len(b) else None
     for i, (x, y) in enumerate(zip(a, b)):
         cmd = y['cmd']
         if x['cmd'] != y['cmd']:
-            out.append(Diff('steps', i, cmd, 'step %d is `%s` on ours' % (
-                i + 1, x['cmd']), False))
+            out.append(Diff('steps', i, cmd, 'step %d is `%s` on %s' % (
+                i + 1, x['cmd'], na), False))
             break
         if x['rc'] != y['rc']:
-            out.append(Diff('rc', i, cmd, 'exit status: ours %s, stock %s'
-                            % (x['rc'], y['rc']), False))
+            out.append(Diff('rc', i, cmd, 'exit status: %s %s, %s %s'
+                            % (na, x['rc'], nb, y['rc']), False))
         added = x['extack'] != y['extack'] and not y['extack']
         stock_err = y['stderr']
         if added:
@@ -282,20 +299,21 @@ def diff_item(ours_rec, stock_rec):
             stock_err = [ln for ln in stock_err if not ln.startswith(
                 'RTNETLINK answers:')]
         if x['stderr'] != stock_err:
-            out.append(Diff('stderr', i, cmd, 'stderr: ours %s, stock %s' % (
-                short(' / '.join(x['stderr']) or '(none)'),
-                short(' / '.join(y['stderr']) or '(none)')), False))
+            out.append(Diff('stderr', i, cmd, 'stderr: %s %s, %s %s' % (
+                na, short(' / '.join(x['stderr']) or '(none)'),
+                nb, short(' / '.join(y['stderr']) or '(none)')), False))
         if x['extack'] != y['extack']:
             hidden = [ln for ln in y['stderr'] if ln not in stock_err]
-            out.append(Diff('extack', i, cmd, 'extack: ours %s, stock %s%s' % (
-                short(' / '.join(x['extack']) or '(none)'),
-                short(' / '.join(y['extack']) or '(none)'),
-                ' (stock: %s; the errno tc does not print with a message)'
-                % short(' / '.join(hidden)) if hidden else ''), added))
-        t = log_diff(x['log'], y['log'])
+            out.append(Diff('extack', i, cmd, 'extack: %s %s, %s %s%s' % (
+                na, short(' / '.join(x['extack']) or '(none)'),
+                nb, short(' / '.join(y['extack']) or '(none)'),
+                ' (%s: %s; the errno tc does not print with a message)'
+                % (nb, short(' / '.join(hidden))) if hidden else ''),
+                added))
+        t = log_diff(x['log'], y['log'], names)
         if t:
             out.append(Diff('log', i, cmd, t, False))
-        t = show_diff(x['show'], y['show'])
+        t = show_diff(x['show'], y['show'], names)
         if t:
             out.append(Diff('show', i, cmd, t, False))
     if count:
@@ -310,24 +328,64 @@ def ours_extacks(record):
 
 def known_applies(k, item, ours_record):
     """Whether entry k is about this item (its ids/what, and the extack
-    of ours it names, if it names one)."""
+    of ours (A) it names, if it names one: ours_extack or a_extack)."""
     if not (re.search(k['items'], item.get('id', '')) or
             re.search(k['items'], item.get('what', ''))):
         return False
-    return 'ours_extack' not in k or any(
-        re.search(k['ours_extack'], e) for e in ours_extacks(ours_record))
+    said = k.get('a_extack', k.get('ours_extack'))
+    return said is None or any(
+        re.search(said, e) for e in ours_extacks(ours_record))
 
 
-def known_for(item, diffs, known=KNOWN, ours_record=None):
-    """The entries of known that explain every failing diff, or None."""
-    fails = [d for d in diffs if not d.added]
+def failing(diffs, strict=False):
+    """The differences that fail an item unless declared: all of them on
+    a strict pair, else all but a message A adds."""
+    return [d for d in diffs if strict or not d.added]
+
+
+def rewritten(record, entries):
+    """(record with every log line of A passed through each entry's
+    rewrite, [the entries that changed a line])."""
+    changed = []
+    steps = []
+    for st in record.get('steps', []):
+        lines = []
+        for ln in st.get('log', []):
+            for k in entries:
+                new = k['rewrite'](ln)
+                if new != ln:
+                    ln = new
+                    if k not in changed:
+                        changed.append(k)
+            lines.append(ln)
+        steps.append(dict(st, log=lines))
+    return dict(record, steps=steps), changed
+
+
+def known_for(item, diffs, known=KNOWN, ours_record=None,
+              stock_record=None, strict=False, names=NAMES):
+    """The entries of known that explain every failing diff, or None.
+    Entries with a rewrite explain the log's differences when A's log,
+    rewritten by them all, is B's (needs both records)."""
+    fails = failing(diffs, strict)
     if not fails:
         return None
     used = []
+    rewriters = [k for k in known if k.get('rewrite') and
+                 known_applies(k, item, ours_record)]
+    if rewriters and ours_record is not None and stock_record is not None \
+            and any(d.field == 'log' for d in fails):
+        rec, changed = rewritten(ours_record, rewriters)
+        if changed and not any(
+                d.field == 'log' for d in diff_item(rec, stock_record,
+                                                    names)):
+            fails = [d for d in fails if d.field != 'log']
+            used += changed
     for d in fails:
         for k in known:
-            if known_applies(k, item, ours_record) and \
-                    ('*' in k['fields'] or d.field in k['fields']):
+            if k.get('fields') and known_applies(k, item, ours_record) and \
+                    ('*' in k['fields'] or d.field in k['fields']) and \
+                    not (k.get('rewrite') and d.field == 'log'):
                 if k not in used:
                     used.append(k)
                 break
@@ -339,27 +397,31 @@ def known_for(item, diffs, known=KNOWN, ours_record=None):
 Result = collections.namedtuple('Result', 'item status diffs known')
 
 
-def compare(items, ours, stock, known=KNOWN):
-    """[Result] per item; status 'pass', 'added', 'known' or 'fail'."""
+def compare(items, ours, stock, known=KNOWN, names=NAMES, strict=False):
+    """[Result] per item; status 'pass', 'added', 'known' or 'fail'.
+    ours, stock: the runs of A and B; strict: a message A adds fails
+    unless declared (status 'known' then)."""
     o = {r['id']: r for r in (ours or {}).get('items', [])}
     s = {r['id']: r for r in (stock or {}).get('items', [])}
     out = []
     for it in items:
-        diffs = diff_item(o.get(it['id']), s.get(it['id']))
+        diffs = diff_item(o.get(it['id']), s.get(it['id']), names)
         if not diffs:
             out.append(Result(it, 'pass', diffs, None))
-        elif all(d.added for d in diffs):
+        elif not failing(diffs, strict):
             out.append(Result(it, 'added', diffs, None))
         else:
-            k = known_for(it, diffs, known, o.get(it['id']))
+            k = known_for(it, diffs, known, o.get(it['id']),
+                          s.get(it['id']), strict, names)
             out.append(Result(it, 'known' if k else 'fail', diffs, k))
     return out
 
 
-def run_problems(ours, stock, same_ok=False):
+def run_problems(ours, stock, same_ok=False, names=NAMES):
     """Why a comparison of these runs proves nothing, as lines."""
+    na, nb = names
     problems = []
-    for name, run in (('ours', ours), ('stock', stock)):
+    for name, run in ((na, ours), (nb, stock)):
         if not run:
             problems.append('no result from %s' % name)
         elif not run.get('complete'):
@@ -367,16 +429,20 @@ def run_problems(ours, stock, same_ok=False):
     if not ours or not stock:
         return problems
     if not same_ok:
-        problems += module_problems(ours, stock, 'run')
+        problems += module_problems(ours, stock, 'run', names)
         if ours.get('variant') == stock.get('variant'):
-            problems.append('ours and stock come from the same guest '
-                            'variant (%s)' % ours.get('variant'))
+            problems.append('%s and %s come from the same guest '
+                            'variant (%s)' % (na, nb, ours.get('variant')))
+        for name, run in ((na, ours), (nb, stock)):
+            if run.get('variant') not in (name, '?', None):
+                problems.append('the %s run comes from guest variant %s'
+                                % (name, run.get('variant')))
     taken = sum(1 for r in stock.get('items', []) for s in r['steps']
                 for ln in s.get('log', []) if ln.get('type') == 'flower' and
                 ln.get('cmd') == 'replace' and ln.get('result') == 0)
     if not taken:
-        problems.append('the driver took no flower rule on stock: it did '
-                        'not bind, or nothing was offered')
+        problems.append('the driver took no flower rule on %s: it did '
+                        'not bind, or nothing was offered' % nb)
     return problems
 
 
@@ -394,29 +460,38 @@ def describe(d):
 
 
 def git_head():
+    """The commit, and the paths that differ from it (uncommitted)."""
     try:
         head = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'],
                               capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(['git', 'diff', '--quiet', 'HEAD', '--'],
-                               capture_output=True).returncode
+        st = subprocess.run(['git', 'status', '--porcelain',
+                             '--untracked-files=no'],
+                            capture_output=True, text=True).stdout
     except OSError:
         return '?'
-    return head + (' (with uncommitted changes)' if dirty else '')
+    paths = sorted({ln[3:].split(' -> ')[-1] for ln in st.splitlines()
+                    if len(ln) > 3})
+    if not paths:
+        return head
+    return head + ' (with uncommitted changes to %s)' % ', '.join(
+        '`%s`' % p for p in paths[:12]) + (', ...' if len(paths) > 12 else '')
 
 
-def by_field(results):
+def by_field(results, strict=False):
     c = collections.Counter()
     for r in results:
         if r.status == 'fail':
-            for f in sorted({d.field for d in r.diffs if not d.added}):
+            for f in sorted({d.field for d in failing(r.diffs, strict)}):
                 c[f] += 1
     return c
 
 
-def kind_of(d):
+def kind_of(d, names=NAMES):
     """A difference with its numbers and long values taken out: failures
     of one cause read as one kind."""
-    text = re.sub(r'\b(ours|stock) [^,;]*', r'\1 ...', d.text) \
+    alt = '|'.join(re.escape(n) for n in sorted(names, key=len,
+                                                 reverse=True))
+    text = re.sub(r'(?<![\w-])(%s) [^,;]*' % alt, r'\1 ...', d.text) \
         if d.field in ('log', 'show') and 'callbacks' not in d.text \
         and 'filters on' not in d.text else d.text
     if d.field != 'rc':             # exit statuses are few: kept
@@ -426,14 +501,14 @@ def kind_of(d):
     return text[:170]
 
 
-def kinds(results):
+def kinds(results, names=NAMES, strict=False):
     """[(kind, [results])] of the failed items by their first difference,
     most items first."""
     by = collections.OrderedDict()
     for r in results:
         if r.status == 'fail':
-            d = [d for d in r.diffs if not d.added][0]
-            by.setdefault(kind_of(d), []).append(r)
+            d = failing(r.diffs, strict)[0]
+            by.setdefault(kind_of(d, names), []).append(r)
     return sorted(by.items(), key=lambda kv: -len(kv[1]))
 
 
@@ -446,27 +521,104 @@ def added_kinds(results):
     return sorted(by.items(), key=lambda kv: -len(kv[1]))
 
 
-def report(results, ours, stock, wall=None, limit=150, problems=()):
+def stock_series():
+    """[(n, subject)] of kernel/stock-series/series, in order."""
+    import os
+    d = os.path.join(os.path.dirname(os.path.dirname(
+        os.path.realpath(__file__))), 'kernel', 'stock-series')
+    out = []
+    try:
+        with open(os.path.join(d, 'series')) as f:
+            names = [ln.strip() for ln in f if ln.strip() and
+                     not ln.startswith('#')]
+    except OSError:
+        return out
+    for n, name in enumerate(names, 1):
+        subject = name
+        try:
+            with open(os.path.join(d, name)) as f:
+                head = f.read().split('\n\n', 1)[0]
+            m = re.search(r'^Subject:(.*(?:\n[ \t].*)*)', head, re.M)
+            if m:
+                subject = re.sub(r'^\s*(\[[^]]*\]\s*)?', '',
+                                 ' '.join(m.group(1).split()))
+        except OSError:
+            pass
+        out.append((n, subject))
+    return out
+
+
+def series_lines(results, known):
+    """docs/offload-stock-next.md's table: per patch of the series, what
+    it should change for drivers (known.STOCK_SERIES_DRIVERS), the entries
+    declared for it and the items they explained, and its own scenario
+    (s-ss-N-*, direct and @veth)."""
+    from offload.known import STOCK_SERIES_DRIVERS
+    lines = ['', '## The stock series and what drivers get', '',
+             'Per patch of `kernel/stock-series/series`: whether it should '
+             'change what drivers are given (`offload/known.py` '
+             'STOCK_SERIES_DRIVERS: a change to software matching, a dump, '
+             'an error path or locking must not), the entries declared '
+             'for it with the items each explained, and its scenario '
+             '(`s-ss-N-*`, direct and indirect).', '',
+             '| patch | subject | drivers should see | why | declared '
+             '(items) | its scenario |', '|---|---|---|---|---|---|']
+    for n, subject in stock_series():
+        want, why = STOCK_SERIES_DRIVERS.get(
+            n, ('?', 'not assessed: no expectation in offload/known.py'))
+        decl = ', '.join('%s (%d)' % (k['name'], sum(
+            1 for r in results if r.known and k in r.known))
+            for k in known if k.get('patch') == n) or '-'
+        mine = [r for r in results if re.match(r's-ss-%d-' % n,
+                                               r.item['id'])]
+        scen = ', '.join('%s %s%s' % (
+            r.item['id'], r.status, ' (%s)' % ', '.join(
+                '%s, patch %s' % (k['name'], k.get('patch', '?'))
+                for k in r.known) if r.known else '')
+            for r in mine) or '-'
+        lines.append('| %d | %s | %s | %s | %s | %s |' % (
+            n, cell(subject), want, cell(why), decl, cell(scen)))
+    return lines
+
+
+def report(results, ours, stock, wall=None, limit=150, problems=(),
+           names=NAMES, pair=None, notes=(), made_by=None):
+    pair = pair or PAIRS[('ours', 'stock')]
+    known, strict = pair['known'], pair['strict']
+    na, nb = names
     passed, failed, c = counts(results)
     failed += len(problems)
-    lines = ['# Offload oracle: what drivers are given, ours vs stock', '',
-             'Written by `make offload` (offload/compare.py) at commit %s '
-             'on %s.' % (git_head(), datetime.datetime.now(
+    target = made_by or (
+        'make offload' if names == ('ours', 'stock') else
+        'make offload-%s' % na if nb == 'stock' else
+        'make offload OFL_A=%s OFL_B=%s' % names)
+    lines = ['# Offload oracle: what drivers are given, %s vs %s' % names, '',
+             'Written by `%s` (offload/compare.py) at commit %s '
+             'on %s.' % (target, git_head(), datetime.datetime.now(
                  datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')), '',
              'Every filter the flower corpus adds (as given, with skip_sw, '
              'with skip_hw), difftest\'s generated filters for seed %s, the '
              "corpus' chain templates and the scenarios of "
-             '`offload/scenarios.py`, replayed on ours and on the stock '
-             'cls_flower with the test driver (offload/drv) taking the '
+             '`offload/scenarios.py`%s, replayed on %s with the test '
+             'driver (offload/drv) taking the '
              'devices: directly (its own fltest devices, ndo_setup_tc, as '
              'a NIC) and, for a sample and the scenarios, indirectly (a '
              'veth, as a tunnel device; ids end with @veth); the '
              'driver\'s log, tc\'s exit status, stderr and extack and '
              '`tc -s -j filter show` compared item by item '
              '(`offload/compare.py` says what is compared).' % (
-                 ((ours or stock or {}).get('meta') or {}).get('seed', '?')),
+                 ((ours or stock or {}).get('meta') or {}).get('seed', '?'),
+                 ' (with the stock series\' own, one per patch: s-ss-N-*)'
+                 if ((ours or stock or {}).get('meta') or {}).get(
+                     'stock_series') else '', pair['about']),
              '']
-    for name, run in (('ours', ours), ('stock', stock)):
+    for note in notes:
+        lines += ['Note: %s' % note, '']
+    if strict:
+        lines += ['Strict: a message %s adds where %s has none is a '
+                  'difference like any other, and fails unless declared.'
+                  % names, '']
+    for name, run in ((na, ours), (nb, stock)):
         if run:
             lines.append('- %s: kernel %s, cls_flower srcversion %s, %d '
                          'items in %s s of guest time%s' % (
@@ -483,6 +635,7 @@ def report(results, ours, stock, wall=None, limit=150, problems=()):
     lines += ['', '| source (binding) | items | passed | of which message '
               'added | '
               'known | failed |', '|---|---|---|---|---|---|']
+
     def group(r):
         return '%s (%s)' % (r.item['source'], r.item.get('binding', '?'))
     for src in sorted({group(r) for r in results}) + ['all']:
@@ -490,7 +643,7 @@ def report(results, ours, stock, wall=None, limit=150, problems=()):
         p, f, cc = counts(rs)
         lines.append('| %s | %d | %d | %d | %d | %d |' % (
             src, len(rs), p, cc['added'], cc['known'], f))
-    fields = by_field(results)
+    fields = by_field(results, strict)
     if fields:
         lines += ['', 'Failed items by what differs (an item may count '
                   'under several): ' + ', '.join(
@@ -500,14 +653,14 @@ def report(results, ours, stock, wall=None, limit=150, problems=()):
         lines += ['', '## Failures by kind', '',
                   'A failed item by its first difference (numbers as N).',
                   '', '| kind | items | e.g. |', '|---|---|---|']
-        for k, rs in kinds(results):
+        for k, rs in kinds(results, names, strict):
             lines.append('| %s | %d | %s |' % (
                 cell(k), len(rs), ', '.join(r.item['id'] for r in rs[:3])))
         lines += ['', '## Failures', '',
                   '| item | what | first difference | more |',
                   '|---|---|---|---|']
         for r in fails[:limit]:
-            fd = [d for d in r.diffs if not d.added]
+            fd = failing(r.diffs, strict)
             lines.append('| %s | %s | %s | %s |' % (
                 r.item['id'], cell(short(r.item.get('what', ''), 110)),
                 cell(describe(fd[0])), len(fd) - 1 or ''))
@@ -516,30 +669,52 @@ def report(results, ours, stock, wall=None, limit=150, problems=()):
                          '--list prints them all).' % (len(fails) - limit))
     added = added_kinds(results)
     if added:
-        lines += ['', '## Messages added by ours', '',
-                  'Stock gave no extack where ours gives one: not a '
-                  'failure by itself (an item with other differences fails '
-                  'for those).', '', '| message | items | e.g. |',
-                  '|---|---|---|']
+        lines += ['', '## Messages added by %s' % na, '',
+                  '%s gave no extack where %s gives one: %s' % (
+                      nb.capitalize(), na,
+                      'on this strict pair a failure unless declared (the '
+                      'items counted "known" above are declared).'
+                      if strict else 'not a failure by itself (an item '
+                      'with other differences fails for those).'),
+                  '', '| message | items | e.g. |', '|---|---|---|']
         for k, rs in added:
             ids = list(dict.fromkeys(r.item['id'] for r in rs))
             lines.append('| %s | %d | %s |' % (cell(k), len(ids),
                                                 ', '.join(ids[:3])))
-    lines += ['', '## Declared differences (offload/known.py)', '']
-    if not KNOWN:
+    lines += ['', '## Declared differences (offload/known.py%s)' % (
+        '' if known is KNOWN else ', %s against %s' % names), '']
+    if not known:
         lines.append('None declared.')
-    for k in KNOWN:
+    for k in known:
         n = sum(1 for r in results if r.known and k in r.known)
-        lines.append('- **%s** (%d items; `%s`, %s): %s' % (
-            k['name'], n, k['items'], ', '.join(k['fields']), k['reason']))
+        how = [('`%s`' % k['items']) if k['items'] else 'any item']
+        if k.get('fields'):
+            how.append(', '.join(k['fields']))
+        if k.get('rewrite'):
+            how.append('log, exactly: %s' % ' '.join(
+                (k['rewrite'].__doc__ or k['rewrite'].__name__).split()))
+        said = k.get('a_extack', k.get('ours_extack'))
+        if said:
+            how.append('where %s said `%s`' % (na, said))
+        lines.append('- **%s**%s (%d items; %s): %s' % (
+            k['name'], ' (stock patch %d)' % k['patch'] if k.get('patch')
+            else '', n, ', '.join(how), k['reason']))
+    if any(k.get('patch') for k in known):
+        lines += series_lines(results, known)
     lines += ['', '%d passed, %d failed' % (passed, failed), '']
     return '\n'.join(lines)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--ours', required=True)
-    ap.add_argument('--stock', required=True)
+    ap.add_argument('--a', '--ours', dest='a', required=True,
+                    help="A's run (offload/replay.py's output)")
+    ap.add_argument('--b', '--stock', dest='b', required=True,
+                    help="B's run")
+    ap.add_argument('--a-name', default='ours',
+                    help='the variant A is (default ours)')
+    ap.add_argument('--b-name', default='stock',
+                    help='the variant B is (default stock)')
     ap.add_argument('--requests', help='the request file: every item of it '
                     'must have a result on both kernels')
     ap.add_argument('--doc', help='write the report here (docs/offload.md)')
@@ -549,8 +724,22 @@ def main(argv=None):
     ap.add_argument('--same-module', action='store_true',
                     help='allow one module compared with itself (a check '
                     'that a kernel gives the same log twice)')
+    ap.add_argument('--made-by', help='the command the report says wrote '
+                    'it (default: make offload, make offload-A)')
+    ap.add_argument('--note', action='append', default=[],
+                    help='a paragraph for the report (which module was '
+                    'measured, ...); may be repeated')
     a = ap.parse_args(argv)
-    ours, stock = load(a.ours), load(a.stock)
+    names = (a.a_name, a.b_name)
+    pair = PAIRS.get(names)
+    if pair is None:
+        print('offload.compare: no declarations for %s against %s: '
+              'offload/known.py PAIRS has %s' % (
+                  a.a_name, a.b_name, ', '.join(
+                      '%s/%s' % p for p in sorted(PAIRS))))
+        print('0 passed, 1 failed')
+        return 1
+    ours, stock = load(a.a), load(a.b)
     if a.requests:
         req = load(a.requests)
         items = req['items'] if req else []
@@ -562,14 +751,15 @@ def main(argv=None):
                     seen.add(r['id'])
                     items.append(dict(id=r['id'], source=r['id'][:1],
                                       what=''))
-    results = compare(items, ours, stock)
+    strict = pair['strict']
+    results = compare(items, ours, stock, pair['known'], names, strict)
     passed, failed, c = counts(results)
-    problems = run_problems(ours, stock, a.same_module)
+    problems = run_problems(ours, stock, a.same_module, names)
     for p in problems:
         print('offload.compare: PROBLEM: %s' % p)
     fails = [r for r in results if r.status == 'fail']
     for r in fails[:a.list]:
-        fd = [d for d in r.diffs if not d.added]
+        fd = failing(r.diffs, strict)
         print('FAIL %s  %s' % (r.item['id'], short(r.item.get('what', ''),
                                                    100)))
         for d in fd[:3]:
@@ -578,17 +768,21 @@ def main(argv=None):
             print('     ... %d more' % (len(fd) - 3))
     if len(fails) > a.list:
         print('... %d more failed items' % (len(fails) - a.list))
-    for k, rs in kinds(results)[:15]:
+    for k, rs in kinds(results, names, strict)[:15]:
         print('%6d  %s' % (len(rs), k))
-    fields = by_field(results)
-    print('offload.compare: %d items: %d identical, %d with a message added '
-          'by ours, %d known, %d failed%s' % (
-              len(results), c['pass'], c['added'], c['known'], c['fail'],
+    fields = by_field(results, strict)
+    print('offload.compare: %s vs %s%s: %d items: %d identical, %d with a '
+          'message added by %s, %d known, %d failed%s' % (
+              a.a_name, a.b_name, ' (strict)' if strict else '',
+              len(results), c['pass'], c['added'], a.a_name, c['known'],
+              c['fail'],
               (' (' + ', '.join('%s %d' % kv for kv in sorted(fields.items()))
                + ')') if fields else ''))
     if a.doc:
         with open(a.doc, 'w') as f:
-            f.write(report(results, ours, stock, a.wall, problems=problems))
+            f.write(report(results, ours, stock, a.wall, problems=problems,
+                           names=names, pair=pair, notes=a.note,
+                           made_by=a.made_by))
         print('offload.compare: wrote %s' % a.doc)
     if not results:
         failed = max(failed, 1)

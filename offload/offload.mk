@@ -11,9 +11,11 @@
 #                           kernel it was built against (uname -v), so:
 #                             VARIANT=ours, stock: ours' kernel (stock is
 #                               the stock module on ours' bzImage, make
-#                               stock-ext): build/offload-drv/
+#                               stock-ext; stock-next likewise, make
+#                               stock-next-ext): build/offload-drv/
 #                               flower_offload_test.ko, installed into
-#                               build/mod/ours and build/mod/stock
+#                               build/mod/ours, build/mod/stock and
+#                               build/mod/stock-next
 #                             VARIANT=debug: the debug kernel (build/obj/
 #                               debug): build/offload-drv/debug/
 #                               flower_offload_test.ko, installed into
@@ -56,7 +58,7 @@ OFFLOAD_SMOKE_TIMEOUT ?= $(if $(filter debug,$(VARIANT)),2400,600)
 # $(call offload_mods,VARIANT) (the variants booting that kernel).
 offload_drv_dir  = $(if $(filter debug,$(1)),$(OFFLOAD_DRV)/debug,$(OFFLOAD_DRV))
 offload_kobj     = $(if $(filter debug,$(1)),$(BUILD)/obj/debug,$(OFFLOAD_KOBJ))
-offload_mods     = $(if $(filter debug,$(1)),debug,ours stock)
+offload_mods     = $(if $(filter debug,$(1)),debug,ours stock stock-next)
 OFFLOAD_DRV_V    := $(call offload_drv_dir,$(VARIANT))
 OFFLOAD_DRV_V_KO := $(OFFLOAD_DRV_V)/flower_offload_test.ko
 OFFLOAD_KOBJ_V   := $(call offload_kobj,$(VARIANT))
@@ -73,9 +75,10 @@ offload-drv:
 
 # Only changed sources are copied, so that kbuild rebuilds only when needed;
 # the install copies (and runs depmod) only when the module changed or the
-# module directory was made anew.  build/mod/stock gets ours' build only
-# while it is make stock-ext's with ours' current bzImage: a full `make
-# kernel VARIANT=stock` has a kernel of its own, for which nothing is built.
+# module directory was made anew.  build/mod/stock (build/mod/stock-next)
+# gets ours' build only while it is make stock-ext's (make
+# stock-next-ext's) with ours' current bzImage: a full `make kernel
+# VARIANT=stock` has a kernel of its own, for which nothing is built.
 offload-drv-locked:
 	@[ -e $(OFFLOAD_KOBJ_V)/Module.symvers ] || { \
 		echo "offload-drv: build the kernel in $(OFFLOAD_KOBJ_V) first (make kernel$(if $(filter debug,$(VARIANT)), VARIANT=debug))"; exit 1; }
@@ -89,13 +92,14 @@ offload-drv-locked:
 	@krel=$$(cat $(OFFLOAD_KOBJ_V)/include/config/kernel.release); \
 	for v in $(call offload_mods,$(VARIANT)); do \
 		d=$(BUILD)/mod/$$v/lib/modules/$$krel; \
-		[ -d $$d ] || { echo "  OFFLOAD not installed for $$v: no $$d"; continue; }; \
-		if [ $$v = stock ] && ! { [ -e $(BUILD)/obj/stock/.stock-ext ] && \
-			[ "$$(md5sum < $(BUILD)/obj/stock/arch/x86/boot/bzImage)" = \
-			  "$$(cat $(BUILD)/obj/stock/.stock-ext)" ] && \
-			cmp -s $(BUILD)/obj/stock/arch/x86/boot/bzImage \
+		[ -d $$d ] || { [ $$v = stock-next ] || \
+			echo "  OFFLOAD not installed for $$v: no $$d"; continue; }; \
+		if [ $$v != ours ] && [ $$v != debug ] && ! { [ -e $(BUILD)/obj/$$v/.stock-ext ] && \
+			[ "$$(md5sum < $(BUILD)/obj/$$v/arch/x86/boot/bzImage)" = \
+			  "$$(cat $(BUILD)/obj/$$v/.stock-ext)" ] && \
+			cmp -s $(BUILD)/obj/$$v/arch/x86/boot/bzImage \
 				$(OFFLOAD_KOBJ)/arch/x86/boot/bzImage; }; then \
-			echo "  OFFLOAD not installed for stock: its kernel is not ours' (a full stock build, or make stock-ext not run since ours' last build)"; \
+			echo "  OFFLOAD not installed for $$v: its kernel is not ours' (a full $$v build, or make $$v-ext not run since ours' last build)"; \
 			continue; fi; \
 		cmp -s $(OFFLOAD_DRV_V_KO) $$d/extra/flower_offload_test.ko && \
 			grep -q 'rtnl.link.fltest' $$d/modules.alias && continue; \
@@ -118,11 +122,15 @@ offload-drv-check:
 		$(OFFLOAD_DRV_SRC)/flower_offload_test.c
 
 # ---------------------------------------------------------------------------
-# The differential offload oracle (offload/*.py): ours and stock must give
-# drivers the same rules.  Each target boots ours, then stock, with the
-# test driver loaded (insmod $(OFFLOAD_DRV_KO)), replays the same request
-# file (offload/sources.py, offload/replay.py) and compares the two runs
-# (offload/compare.py).
+# The differential offload oracle (offload/*.py): two variants must give
+# drivers the same rules, but for the differences declared for that pair
+# (offload/known.py).  Each target boots OFL_A (default ours), then OFL_B
+# (default stock), with the test driver loaded (insmod $(OFFLOAD_DRV_KO)),
+# replays the same request file (offload/sources.py, offload/replay.py)
+# and compares the two runs (offload/compare.py --a-name $(OFL_A)
+# --b-name $(OFL_B)).  The variants are guest variants booting ours'
+# kernel (ours, stock, stock-next: the driver loads only there); each
+# pair compared needs a declaration table in offload/known.py (PAIRS).
 #
 #   make offload         every flower filter the corpus adds (as given,
 #                        with skip_sw, with skip_hw), difftest's generated
@@ -139,10 +147,23 @@ offload-drv-check:
 #                        OFL_SMOKE_INDIRECT lines indirectly, every template
 #                        and scenario), no docs; about a minute of guest
 #                        time per kernel: the gate's stage
-# Both end with `N passed, N failed` (one item per filter request with its
+#   make offload-stock-next
+#   make offload-stock-next-smoke
+#                        the same two runs (full, smoke) with OFL_A=stock-
+#                        next (the pristine cls_flower with kernel/stock-
+#                        series, make stock-next-ext) against OFL_B=stock,
+#                        plus the stock series' scenarios (one per patch,
+#                        offload.sources --stock-series): drivers must get
+#                        from stock-next what they get from stock, but for
+#                        what known.py's stock-next table declares, each
+#                        entry naming the patch behind it; strict: a
+#                        message stock-next adds fails unless declared.
+#                        The full run writes docs/offload-stock-next.md
+# All end with `N passed, N failed` (one item per filter request with its
 # flag, template or scenario) and exit non-zero on a failure.  The request
 # file and both runs stay in $(OFL_OUT) (<name>-requests.json,
-# <name>-ours.json, <name>-stock.json).
+# <name>-$(OFL_A).json, <name>-$(OFL_B).json; the stock-next pair's names
+# start with stock-next-).
 
 OFL_OUT              := $(BUILD)/guest-out/offload
 OFL_DOC              := $(REPO)/docs/offload.md
@@ -154,12 +175,28 @@ OFL_SMOKE_SAMPLE     ?= 100
 OFL_SMOKE_DT_FILTERS ?= 20
 OFL_SMOKE_INDIRECT   ?= 10
 OFL_SMOKE_TIMEOUT    ?= 900
+# the two variants compared: A against B (offload-run, offload-prereqs)
+OFL_A                ?= ours
+OFL_B                ?= stock
+OFL_VARIANTS         := ours stock stock-next
+ifneq ($(words $(OFL_A) $(OFL_B))$(filter-out $(OFL_VARIANTS),$(OFL_A) $(OFL_B)),2)
+  $(error OFL_A and OFL_B must each be one of $(OFL_VARIANTS) (got '$(OFL_A)' '$(OFL_B)'))
+endif
+OFL_SN_DOC           := $(REPO)/docs/offload-stock-next.md
+# make offload / offload-smoke with another pair: its own files and page
+# (<A>-vs-<B>-full-*.json, docs/offload-<A>-vs-<B>.md), never ours/stock's
+OFL_PAIR             := $(if $(filter ours/stock,$(OFL_A)/$(OFL_B)),,$(OFL_A)-vs-$(OFL_B))
 
-.PHONY: offload offload-smoke offload-run offload-prereqs
+.PHONY: offload offload-smoke offload-run offload-prereqs \
+	offload-stock-next offload-stock-next-smoke
 
+# ours' kernel, the module of each of OFL_A and OFL_B that is not ours'
+# (make stock-ext, make stock-next-ext: each replaces its module
+# directory whole), then the driver, installed into them all
 offload-prereqs:
 	@$(MAKE) --no-print-directory guest
-	@$(MAKE) --no-print-directory stock-ext
+	@for v in $(sort $(filter-out ours,$(OFL_A) $(OFL_B))); do \
+		$(MAKE) --no-print-directory $$v-ext || exit 1; done
 	@$(MAKE) --no-print-directory offload-drv
 
 # One run: OFL_NAME, OFL_SRCARGS (offload.sources' options), OFL_GTIMEOUT,
@@ -170,7 +207,7 @@ offload-run:
 	cd $(REPO) && $(PYTHON) -m offload.sources $(OFL_SRCARGS) \
 		--out $(OFL_OUT)/$(OFL_NAME)-requests.json || { \
 		echo "0 passed, 1 failed"; exit 1; }; \
-	for v in ours stock; do \
+	for v in $(OFL_A) $(OFL_B); do \
 		rm -f $(OFL_OUT)/$(OFL_NAME)-$$v.json; \
 		t0=$$(date +%s); \
 		$(REPO)/guest/run --variant $$v --timeout $(OFL_GTIMEOUT) -- \
@@ -180,20 +217,37 @@ offload-run:
 		echo "offload: $$v: $$(( $$(date +%s) - t0 )) s wall (boot included)"; \
 	done; \
 	$(PYTHON) -m offload.compare --requests $(OFL_OUT)/$(OFL_NAME)-requests.json \
-		--ours $(OFL_OUT)/$(OFL_NAME)-ours.json \
-		--stock $(OFL_OUT)/$(OFL_NAME)-stock.json \
+		--a $(OFL_OUT)/$(OFL_NAME)-$(OFL_A).json --a-name $(OFL_A) \
+		--b $(OFL_OUT)/$(OFL_NAME)-$(OFL_B).json --b-name $(OFL_B) \
 		--wall $$(( $$(date +%s) - start )) $(OFL_DOCARG)
 
 offload:
 	@$(MAKE) --no-print-directory offload-prereqs
-	@$(MAKE) --no-print-directory offload-run OFL_NAME=full \
+	@$(MAKE) --no-print-directory offload-run OFL_NAME=$(OFL_PAIR:%=%-)full \
 		OFL_SRCARGS="--seed $(OFL_SEED) --dt-filters $(OFL_DT_FILTERS) --indirect $(OFL_INDIRECT)" \
-		OFL_GTIMEOUT=$(OFL_TIMEOUT) OFL_DOCARG="--doc $(OFL_DOC)"
+		OFL_GTIMEOUT=$(OFL_TIMEOUT) \
+		OFL_DOCARG="--doc $(if $(OFL_PAIR),$(REPO)/docs/offload-$(OFL_PAIR).md,$(OFL_DOC))"
 
 offload-smoke:
 	@$(MAKE) --no-print-directory offload-prereqs
-	@$(MAKE) --no-print-directory offload-run OFL_NAME=smoke \
+	@$(MAKE) --no-print-directory offload-run OFL_NAME=$(OFL_PAIR:%=%-)smoke \
 		OFL_SRCARGS="--seed $(OFL_SEED) --sample $(OFL_SMOKE_SAMPLE) --dt-filters $(OFL_SMOKE_DT_FILTERS) --indirect $(OFL_SMOKE_INDIRECT)" \
+		OFL_GTIMEOUT=$(OFL_SMOKE_TIMEOUT) OFL_DOCARG=
+
+# stock-next against stock (issue 32 item 2): the files are named
+# stock-next-full-* and stock-next-smoke-*
+offload-stock-next:
+	@$(MAKE) --no-print-directory offload-prereqs OFL_A=stock-next OFL_B=stock
+	@$(MAKE) --no-print-directory offload-run OFL_A=stock-next OFL_B=stock \
+		OFL_NAME=stock-next-full \
+		OFL_SRCARGS="--seed $(OFL_SEED) --dt-filters $(OFL_DT_FILTERS) --indirect $(OFL_INDIRECT) --stock-series" \
+		OFL_GTIMEOUT=$(OFL_TIMEOUT) OFL_DOCARG="--doc $(OFL_SN_DOC)"
+
+offload-stock-next-smoke:
+	@$(MAKE) --no-print-directory offload-prereqs OFL_A=stock-next OFL_B=stock
+	@$(MAKE) --no-print-directory offload-run OFL_A=stock-next OFL_B=stock \
+		OFL_NAME=stock-next-smoke \
+		OFL_SRCARGS="--seed $(OFL_SEED) --sample $(OFL_SMOKE_SAMPLE) --dt-filters $(OFL_SMOKE_DT_FILTERS) --indirect $(OFL_SMOKE_INDIRECT) --stock-series" \
 		OFL_GTIMEOUT=$(OFL_SMOKE_TIMEOUT) OFL_DOCARG=
 
 # The oracle's canaries (offload/canary.py): two broken modules, each

@@ -37,6 +37,12 @@ no driver takes.
   hw-tc-off        (direct only) B with hw-tc-offload off: binding it to
                    a block with offloaded rules fails, its own rules are
                    refused by the driver
+  ss-N-*           (only with stock_series: `offload.sources
+                   --stock-series`, the stock-next pair) one item per
+                   patch of kernel/stock-series, N its number: the
+                   requests each patch is about (docs/stock-series.md),
+                   so that the smoke meets every patch, the ones that
+                   must not change what drivers get (3, 6-10) included
 """
 from offload.common import BINDINGS, DEV_C, INDIRECT_SUFFIX
 
@@ -380,6 +386,88 @@ def hw_tc_off_items(A, B):
                      show('block 26'), flush('block 26'), noclsact(A)])]
 
 
+def stock_series_items(A, B):
+    """One item per patch of kernel/stock-series (docs/stock-series.md):
+    filters on A each patch is about, shown and flushed.  Patches 1, 2,
+    4 and 5 change what drivers are given (offload/known.py's stock-next
+    table says how); the others change software matching, a dump or
+    locking only, and drivers must see no difference."""
+    IA = 'dev %s ingress' % A
+
+    def one(n, name, what, specs):
+        steps = [clsact(A)]
+        for i, spec in enumerate(specs, 1):
+            steps.append(fadd(IA, 'prio %d handle %d %s' % (i, i, spec)))
+        return item('ss-%d-%s' % (n, name), 'patch %d: %s' % (n, what),
+                    steps + [show(IA), flush(IA), noclsact(A)])
+
+    return [
+        one(1, 'zero-ip-mask', 'an all-zero IP address mask', [
+            F + ' dst_ip 0.0.0.0/0 action drop',
+            F + ' ip_proto udp dst_port 4000 src_ip 0.0.0.0/0 action drop',
+            'protocol ipv6 flower src_ip ::/0 action drop',
+            F + ' dst_ip 0.0.0.0/0 src_ip 10.0.0.1 action drop']),
+        one(2, 'zero-enc-mask', 'an all-zero tunnel address mask', [
+            F + ' enc_dst_ip 0.0.0.0/0 enc_key_id 42 action drop',
+            F + ' enc_dst_ip ::/0 action drop',
+            F + ' enc_dst_ip 0.0.0.0/0 enc_src_ip 10.9.0.1 action drop']),
+        one(3, 'classid', 'a classid filter refused for its key, one '
+            'taken', [F + ' ct_state +new classid 1:10 action drop',
+                      F + ' dst_ip 10.0.0.1 classid 1:10 action drop']),
+        one(4, 'enc-two-families', 'tunnel addresses of both families', [
+            F + ' enc_src_ip 10.9.0.2 enc_dst_ip 2001:db8:9::1 action '
+            'drop']),
+        item('ss-5-replace-takes-other-key', 'patch 5: a replace that '
+             'takes another filter\'s key (same mask), then one that '
+             'keeps its own', [
+                 clsact(A),
+                 fadd(IA, 'prio 1 handle 1 %s dst_ip 10.0.0.1 action drop'
+                      % F),
+                 fadd(IA, 'prio 1 handle 2 %s dst_ip 10.0.0.2 action drop'
+                      % F),
+                 tc('filter replace %s prio 1 handle 1 %s dst_ip 10.0.0.2 '
+                    'action drop' % (IA, F)),
+                 show(IA),
+                 tc('filter replace %s prio 1 handle 1 %s dst_ip 10.0.0.1 '
+                    'action pass' % (IA, F)),
+                 show(IA), flush(IA), noclsact(A)]),
+        one(6, 'indev', 'an indev filter', [
+            F + ' indev %s dst_ip 10.0.0.1 action drop' % B]),
+        one(7, 'enc-key-zero', 'tunnel keys of value zero', [
+            F + ' enc_key_id 0 action drop',
+            F + ' ip_proto udp enc_dst_port 0 action drop']),
+        one(8, 'pppoe', 'PPPoE filters', [
+            'protocol ppp_ses flower pppoe_sid 10 ppp_proto ip action drop',
+            'protocol ppp_ses flower pppoe_sid 11 action drop',
+            'protocol 802.1q flower vlan_id 5 vlan_ethtype ppp_ses '
+            'pppoe_sid 12 action drop']),
+        one(9, 'first-frag', 'L4 keys with ip_flags firstfrag', [
+            F + ' ip_proto icmp ip_flags firstfrag icmp_type 8 action drop',
+            F + ' ip_proto tcp ip_flags firstfrag tcp_flags 0x2/0x2 action '
+            'drop',
+            'protocol ipv6 flower ip_proto tcp ip_flags firstfrag '
+            'tcp_flags 0x2/0x2 action drop']),
+        one(10, 'zero-mask-dump', 'an all-zero address mask beside other '
+            'keys (dumped)', [
+                F + ' ip_proto udp dst_ip 0.0.0.0/0 action drop',
+                'protocol ipv6 flower src_ip 2001:db8::1/0 action drop']),
+        item('ss-11-masks-of-a-prio', 'patch 11: filters of three masks '
+             'in one prio (each rule with its own keys)', [
+                 clsact(A),
+                 fadd(IA, 'prio 1 handle 1 %s dst_ip 10.0.0.1 action drop'
+                      % F),
+                 fadd(IA, 'prio 1 handle 2 %s ip_proto tcp dst_port 80 '
+                      'action drop' % F),
+                 fadd(IA, 'prio 1 handle 3 %s src_mac 02:00:00:00:00:01 '
+                      'src_ip 10.0.0.0/8 action drop' % F),
+                 show(IA),
+                 tc('filter del %s prio 1 handle 2 flower' % IA),
+                 fadd(IA, 'prio 1 handle 4 %s ip_proto udp src_port 53 '
+                      'action drop' % F),
+                 show(IA), flush(IA), noclsact(A)]),
+    ]
+
+
 # Stock 6.1's cls_api leaks the callback of an indirectly bound device
 # whose bind to a shared block fails (tcf_block_offload_bind() returns
 # EOPNOTSUPP for such a device once the block has offloaded rules, after
@@ -391,12 +479,15 @@ def hw_tc_off_items(A, B):
 LAST = ('s-block-playback', 's-block-playback-matchall', 's-block-egress')
 
 
-def items(binding='direct'):
-    """The scenarios on one binding (offload/common.py)."""
+def items(binding='direct', stock_series=False):
+    """The scenarios on one binding (offload/common.py); with
+    stock_series, the stock series' items too (stock_series_items())."""
     A, B = BINDINGS[binding]
     out = (stats_items(A, B) + block_items(A, B) + template_items(A, B) +
            refuse_items(A, B) + replace_items(A, B) + delete_items(A, B) +
            hook_items(A, B))
+    if stock_series:
+        out += stock_series_items(A, B)
     if binding == 'direct':
         out += hw_tc_off_items(A, B)
     out = [it for it in out if it['id'] not in LAST] + \

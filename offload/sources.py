@@ -31,11 +31,13 @@ difftest   difftest's generated filters for a seed (difftest/gen.py's
            filter in chain 1, indev dtr as indev A.
 scenario   offload/scenarios.py, on both bindings: stats, playback on a
            shared block, templates, refusals, replace, delete, qdisc
-           removal, offload turned off on a device.
+           removal, offload turned off on a device; with --stock-series
+           also one item per patch of kernel/stock-series (the stock-next
+           pair: make offload-stock-next).
 
 usage: python3 -m offload.sources --out FILE [--seed N] [--dt-filters N]
            [--sample N] [--indirect N] [--no-corpus] [--no-difftest]
-           [--no-scenarios]
+           [--no-scenarios] [--stock-series]
 
 --sample N keeps N of the corpus' filter lines (spread evenly over them)
 and every template and scenario: the smoke.
@@ -330,6 +332,9 @@ def main(argv=None):
     ap.add_argument('--no-corpus', action='store_true')
     ap.add_argument('--no-difftest', action='store_true')
     ap.add_argument('--no-scenarios', action='store_true')
+    ap.add_argument('--stock-series', action='store_true',
+                    help="the stock series' scenarios too (one per patch "
+                    'of kernel/stock-series: the stock-next pair)')
     a = ap.parse_args(argv)
     items = []
     commands = []
@@ -345,13 +350,16 @@ def main(argv=None):
         items += difftest_items(a.seed, a.dt_filters)
     if not a.no_scenarios:
         from offload import scenarios
-        items += scenarios.items('direct') + scenarios.items('indirect')
+        items += scenarios.items('direct', a.stock_series) + \
+            scenarios.items('indirect', a.stock_series)
     ids = [it['id'] for it in items]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
         sys.exit('offload.sources: duplicate ids %s' % dup[:5])
     meta = dict(seed=a.seed, dt_filters=a.dt_filters, sample=a.sample,
                 indirect=a.indirect, corpus_commands=len(commands))
+    if a.stock_series:
+        meta['stock_series'] = True
     with open(a.out, 'w') as f:
         json.dump(dict(meta=meta, items=items), f, indent=0)
     count = {}
