@@ -7,6 +7,14 @@
 #                              (make stock-ext: the stock module on ours'
 #                              kernel; results in build/guest-out/
 #                              bench-stock; the report then compares both)
+#   make bench-stock-next      the same on stock-next (make stock-next-ext:
+#                              pristine + kernel/stock-series on ours'
+#                              kernel; VARIANT stays ours, the top
+#                              Makefile knows no other), results in
+#                              build/guest-out/bench-stock-next, then
+#                              make bench-stock-next-report: stock-next
+#                              against the make bench VARIANT=stock run
+#                              (bench/stock_next.py)
 #   make bench-smoke           same code path, tiny counts (~1.5 min), checks
 #                              (gate stage; fails if a kernel refuses
 #                              several masks in one prio)
@@ -23,6 +31,7 @@ DEB_PACKAGES   += python3-matplotlib
 
 BENCH_OUT      := $(BUILD)/guest-out/bench
 BENCH_STOCK    := $(BUILD)/guest-out/bench-stock
+BENCH_STOCK_NEXT := $(BUILD)/guest-out/bench-stock-next
 BENCH_SMOKE    := $(BUILD)/guest-out/bench-smoke
 BENCH_DIR      := $(if $(filter stock,$(VARIANT)),$(BENCH_STOCK),$(BENCH_OUT))
 BENCH_ARGS     ?=
@@ -41,8 +50,10 @@ BENCH_TSC_KHZ  := $(if $(BENCH_ICOUNT),1000000,$(shell awk '/^cpu MHz/ { printf 
 # The commit measured, recorded in results.json (meta.commit); "+kernel"
 # when kernel/ differs from it (the build then holds uncommitted source).
 BENCH_COMMIT    = $(shell cd $(REPO) && git rev-parse --short HEAD 2>/dev/null)$(shell cd $(REPO) && git diff --quiet HEAD -- kernel 2>/dev/null || echo +kernel)
-BENCH_RUN      := $(if $(BENCH_ICOUNT),TDC_QEMU_EXTRA="$${TDC_QEMU_EXTRA:-} -icount shift=$(BENCH_ICOUNT)") \
-                  $(REPO)/guest/run --variant $(VARIANT) -e BENCH_COMMIT=$(BENCH_COMMIT) \
+# the guest variant booted: VARIANT, stock-next for bench-stock-next
+BENCH_VARIANT   = $(VARIANT)
+BENCH_RUN       = $(if $(BENCH_ICOUNT),TDC_QEMU_EXTRA="$${TDC_QEMU_EXTRA:-} -icount shift=$(BENCH_ICOUNT)") \
+                  $(REPO)/guest/run --variant $(BENCH_VARIANT) -e BENCH_COMMIT=$(BENCH_COMMIT) \
                   $(if $(BENCH_ICOUNT),--accel tcg --smp 1 -e BENCH_ICOUNT=$(BENCH_ICOUNT)) \
                   $(if $(BENCH_TSC_KHZ),--append "tsc_early_khz=$(BENCH_TSC_KHZ) tsc=reliable clocksource=tsc")
 
@@ -50,7 +61,7 @@ BENCH_JOBS     := $(BUILD)/guest-out/jobs
 JOBS_ARGS      ?=
 
 .PHONY: bench bench-smoke bench-report bench-docs bench-jobs bench-insert \
-        bench-masks
+        bench-masks bench-stock-next bench-stock-next-report
 
 bench:
 	@$(MAKE) --no-print-directory deps
@@ -70,6 +81,27 @@ bench-report:
 	else \
 		cd $(REPO) && $(PYTHON) -m bench.report $(BENCH_DIR); \
 	fi
+
+bench-stock-next: BENCH_VARIANT = stock-next
+bench-stock-next:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory stock-next-ext
+	@rm -rf $(BENCH_STOCK_NEXT)
+	@start=$$(date +%s); \
+	$(BENCH_RUN) --timeout $(BENCH_TIMEOUT) \
+		--console-log $(BUILD)/logs/console-bench-stock-next.log -- \
+		$(PYTHON) bench/classify.py --out $(BENCH_STOCK_NEXT) $(BENCH_ARGS); \
+	echo "bench: guest run took $$(( $$(date +%s) - start )) s"
+	@$(MAKE) --no-print-directory bench-stock-next-report
+
+# Table and targets on stdout and in build/guest-out/bench-stock-next/
+# vs-stock.md.  BENCH_NEXT_BASE: the stock run compared with (another
+# directory of a VARIANT=stock run, e.g. one made with the same
+# BENCH_ARGS)
+BENCH_NEXT_BASE ?= $(BENCH_STOCK)
+bench-stock-next-report:
+	@cd $(REPO) && $(PYTHON) -m bench.stock_next $(BENCH_NEXT_BASE) \
+		$(BENCH_STOCK_NEXT) --out $(BENCH_STOCK_NEXT)/vs-stock.md
 
 # Ends with `N passed, N failed` (guest checks + the host-side report).
 bench-smoke:
