@@ -387,10 +387,15 @@ def merge_parts(parts):
             raise ValueError('a file ran in two parts: '
                              + ', '.join(sorted(files & seen)))
         seen |= files
+    configs = []
+    for data in parts:                  # each part's, once
+        if data['config_local'] not in configs:
+            configs.append(data['config_local'])
     return dict(parts[0], results=[r for data in parts
                                    for r in data['results']],
                 seconds=max(data['seconds'] for data in parts),
-                parts=len(parts))
+                timeout=max(data['timeout'] for data in parts),
+                config_local='\n'.join(configs), parts=len(parts))
 
 
 def report(ours, stock, tree, causes=None):

@@ -153,6 +153,7 @@ class TestRun(unittest.TestCase):
 class TestReport(unittest.TestCase):
     def results(self, statuses):
         return {'dev': 'dummy0', 'seconds': 60, 'commit': 'abc1234',
+                'timeout': 60,
                 'config_local': tdc61.config_local(60),
                 'results': [{'id': cid, 'name': 'case ' + cid,
                              'file': 'tc-tests/filters/flower/a.json',
@@ -206,6 +207,11 @@ class TestReport(unittest.TestCase):
         self.assertEqual([r['id'] for r in merged['results']],
                          ['aa11', 'bb22'])
         self.assertEqual((merged['seconds'], merged['parts']), (90, 2))
+        # parts whose cases ask for other limits ran with other configs
+        b['config_local'] = tdc61.config_local(600)
+        both = tdc61.merge_parts([a, b])['config_local']
+        self.assertIn("'TIMEOUT': 60,", both)
+        self.assertIn("'TIMEOUT': 600,", both)
         text = tdc61.report(merged, None, '/nonexistent')
         self.assertIn('| ours | 2 | 1 | 1 | 0 | 2 min |', text)
         self.assertIn('The files ran in 2 guests at once', text)
