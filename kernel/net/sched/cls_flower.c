@@ -2,6 +2,8 @@
 /*
  * Flower classifier.
  *
+ * Copyright (c) 2015 Jiri Pirko <jiri@resnulli.us>
+ *
  * Classifies packets on a combination of header fields picked out by the
  * programmable flow dissector.  The design is Jiri Pirko's original
  * flower proposal (net-next, April 2015), written afresh against the 6.1
@@ -11,8 +13,8 @@
  *
  * One classifier instance (one prio and protocol) holds any number of
  * masks, as flower always has.  They are tried in the order they
- * were added, the oldest first, and the first filter found wins.  What no
- * other flower does: the packet is dissected once per instance, with the
+ * were added, the oldest first, and the first filter found wins.  The
+ * packet is dissected once per instance, not once per mask, with the
  * union of the masks' keys, and each mask then costs one masked hash and
  * one lookup.  A single mask is the fast path.  A port range does not
  * fit a hash: a mask with ranges is looked up once per filter whose range
@@ -266,12 +268,17 @@ static const char * const fl_need_msg[] = {
 	[FL_NEED_UDP]	 = "Key ignored: it requires ip_proto udp",
 	[FL_NEED_SCTP]	 = "Key ignored: it requires ip_proto sctp",
 	[FL_NEED_L4]	 = "Key ignored: it requires ip_proto tcp, udp or sctp",
-	[FL_NEED_ICMPV4] = "Key ignored: it requires protocol ip and ip_proto icmp",
-	[FL_NEED_ICMPV6] = "Key ignored: it requires protocol ipv6 and ip_proto icmpv6",
+	[FL_NEED_ICMPV4] =
+		"Key ignored: it requires protocol ip and ip_proto icmp",
+	[FL_NEED_ICMPV6] =
+		"Key ignored: it requires protocol ipv6 and ip_proto icmpv6",
 	[FL_NEED_ARP]	 = "Key ignored: it requires protocol arp or rarp",
-	[FL_NEED_VLAN]	 = "Key ignored: it requires protocol 802.1q or 802.1ad",
-	[FL_NEED_CVLAN]	 = "Key ignored: it requires vlan_ethtype 802.1q or 802.1ad",
-	[FL_NEED_MPLS]	 = "Key ignored: it requires protocol mpls_uc or mpls_mc",
+	[FL_NEED_VLAN] =
+		"Key ignored: it requires protocol 802.1q or 802.1ad",
+	[FL_NEED_CVLAN] =
+		"Key ignored: it requires vlan_ethtype 802.1q or 802.1ad",
+	[FL_NEED_MPLS] =
+		"Key ignored: it requires protocol mpls_uc or mpls_mc",
 	[FL_NEED_PPPOE]	 = "Key ignored: it requires protocol ppp_ses",
 	[FL_NEED_L2TP]	 = "Key ignored: it requires ip_proto l2tp",
 };
@@ -369,7 +376,8 @@ static const struct fl_key_desc fl_keys[] = {
  */
 static const struct nla_policy fl_policy[TCA_FLOWER_MAX + 1] = {
 	[TCA_FLOWER_CLASSID]		= { .type = NLA_U32 },
-	[TCA_FLOWER_INDEV]		= { .type = NLA_STRING, .len = IFNAMSIZ },
+	[TCA_FLOWER_INDEV]		= { .type = NLA_STRING,
+					    .len = IFNAMSIZ },
 	[TCA_FLOWER_ACT]		= { .type = NLA_NESTED },
 	[TCA_FLOWER_FLAGS]		= { .type = NLA_U32 },
 	[TCA_FLOWER_KEY_ETH_TYPE]	= { .type = NLA_U16 },
@@ -558,8 +566,11 @@ static const struct fl_dissector_key fl_dissector_keys[] = {
 	FL_DISSECTOR_KEY(ENC_OPTS, enc_opts),
 };
 
-/* Like NL_SET_ERR_MSG_ATTR, for messages taken from the tables above:
- * the macro wants a string literal, and 6.1 has no NL_SET_ERR_MSG_FMT.
+/* NL_SET_ERR_MSG_ATTR() for a message taken from a table (fl_need_msg[]
+ * and the like): the macro copies a string literal into a static array
+ * of its own, so it cannot take a pointer, and 6.1 has no
+ * NL_SET_ERR_MSG_FMT().  Every msg passed here is a string constant, as the
+ * macro's are, and this does what the macro expands to.
  */
 static void fl_set_err(struct netlink_ext_ack *extack,
 		       const struct nlattr *nla, const char *msg)
@@ -1244,7 +1255,8 @@ static void fl_warn_lax_attrs(const struct nlattr *opts,
 		int type = nla_type(nla);
 
 		if (type <= TCA_FLOWER_UNSPEC || type > TCA_FLOWER_MAX) {
-			fl_warn(extack, "Unknown flower attribute type ignored");
+			fl_warn(extack,
+				"Unknown flower attribute type ignored");
 			continue;
 		}
 		if (type == TCA_FLOWER_IN_HW_COUNT)
@@ -1733,7 +1745,8 @@ static int fl_set_key_mpls_opt(struct nlattr *lse, struct fl_flow_key *key,
 
 	depth = tb[TCA_FLOWER_KEY_MPLS_OPT_LSE_DEPTH];
 	if (!depth) {
-		NL_SET_ERR_MSG_ATTR(extack, lse, "Missing MPLS option \"depth\"");
+		NL_SET_ERR_MSG_ATTR(extack, lse,
+				    "Missing MPLS option \"depth\"");
 		return -EINVAL;
 	}
 	if (!nla_get_u8(depth) || nla_get_u8(depth) > FLOW_DIS_MPLS_MAX) {
@@ -1798,7 +1811,8 @@ static int fl_set_key_mpls(struct nlattr **tb, struct fl_flow_key *key,
 			return err;
 	}
 	if (rem || !mask->mpls.used_lses) {
-		NL_SET_ERR_MSG_ATTR(extack, opts, "Malformed or empty MPLS options");
+		NL_SET_ERR_MSG_ATTR(extack, opts,
+				    "Malformed or empty MPLS options");
 		return -EINVAL;
 	}
 	return 0;
@@ -1970,8 +1984,8 @@ static int fl_set_geneve_opt(const struct nlattr *nla,
 
 	/* Liberally, as flower has always parsed them */
 	err = __nla_parse(tb, TCA_FLOWER_KEY_ENC_OPT_GENEVE_MAX, nla_data(nla),
-			  nla_len(nla), fl_geneve_opt_policy, NL_VALIDATE_LIBERAL,
-			  extack);
+			  nla_len(nla), fl_geneve_opt_policy,
+			  NL_VALIDATE_LIBERAL, extack);
 	if (err)
 		return err;
 
@@ -2115,7 +2129,7 @@ struct fl_tun_opt_kind {
 	int (*dump)(struct sk_buff *skb, const void *opt);
 	const struct nla_policy *policy;
 	u16 maxtype;
-	u16 flag;		/* TUNNEL_*_OPT, the dst_opt_type */
+	__be16 flag;		/* TUNNEL_*_OPT, the dst_opt_type */
 	u8 len;			/* of the option in enc_opts.data */
 	u16 attr;		/* TCA_FLOWER_KEY_ENC_OPTS_* */
 	const char *dup_msg;	/* a second option */
@@ -2154,7 +2168,7 @@ static const struct fl_tun_opt_kind *fl_tun_opt_kind(int type)
 	return &fl_tun_opt_kinds[type];
 }
 
-static const struct fl_tun_opt_kind *fl_tun_opt_kind_of(u16 flag)
+static const struct fl_tun_opt_kind *fl_tun_opt_kind_of(__be16 flag)
 {
 	int i;
 
@@ -2201,8 +2215,9 @@ static int fl_set_enc_opts(const struct nlattr *list,
 }
 
 /* A mask's options must have the key's lengths; they then count exactly */
-static int fl_set_enc_opts_mask_lengths(struct flow_dissector_key_enc_opts *key,
-					struct flow_dissector_key_enc_opts *mask)
+static int
+fl_set_enc_opts_mask_lengths(struct flow_dissector_key_enc_opts *key,
+			     struct flow_dissector_key_enc_opts *mask)
 {
 	unsigned int off = 0;
 
@@ -2224,8 +2239,9 @@ static int fl_set_enc_opts_mask_lengths(struct flow_dissector_key_enc_opts *key,
  * all-ones mask tc sends.  The lengths stay the key's (set to all five
  * bits by fl_set_enc_opts_mask_lengths()).
  */
-static void fl_set_enc_opts_mask_exact(const struct flow_dissector_key_enc_opts *key,
-				       struct flow_dissector_key_enc_opts *mask)
+static void
+fl_set_enc_opts_mask_exact(const struct flow_dissector_key_enc_opts *key,
+			   struct flow_dissector_key_enc_opts *mask)
 {
 	struct geneve_opt *opt;
 	unsigned int off;
@@ -2399,7 +2415,8 @@ static int fl_check_ct(struct nlattr **tb, const struct fl_flow_key *key,
 		  "ct_mark needs conntrack marks (CONFIG_NF_CONNTRACK_MARK)" },
 		{ TCA_FLOWER_KEY_CT_LABELS,
 		  IS_ENABLED(CONFIG_NF_CONNTRACK_LABELS),
-		  "ct_label needs conntrack labels (CONFIG_NF_CONNTRACK_LABELS)" },
+		  "ct_label needs conntrack labels (CONFIG_NF_CONNTRACK_LABELS)"
+		},
 	};
 	const char *msg;
 	int i;
@@ -2414,7 +2431,8 @@ static int fl_check_ct(struct nlattr **tb, const struct fl_flow_key *key,
 	/* A bit the uAPI does not define is refused in the value and in
 	 * the mask alike, not dropped when the other one clears it.
 	 */
-	for (i = TCA_FLOWER_KEY_CT_STATE; i <= TCA_FLOWER_KEY_CT_STATE_MASK; i++) {
+	for (i = TCA_FLOWER_KEY_CT_STATE;
+	     i <= TCA_FLOWER_KEY_CT_STATE_MASK; i++) {
 		if (tb[i] && nla_get_u16(tb[i]) & ~FL_CT_FLAGS) {
 			fl_set_err(extack, tb[i], "Unknown ct_state flags");
 			return -EINVAL;
@@ -2754,7 +2772,8 @@ static int fl_check_tmplt(const struct tcf_proto *tp,
 	t = (const unsigned long *)&tmplt->mask;
 	for (i = 0; i < sizeof(mask->key) / sizeof(long); i++) {
 		if (m[i] & ~t[i]) {
-			NL_SET_ERR_MSG(extack, "Mask does not fit the template");
+			NL_SET_ERR_MSG(extack,
+				       "Mask does not fit the template");
 			return -EINVAL;
 		}
 	}
@@ -3054,7 +3073,8 @@ static int fl_change_filter(struct net *net, struct tcf_proto *tp,
 	int err;
 
 	if (fold && handle && fold->handle != handle) {
-		NL_SET_ERR_MSG(extack, "Handle does not match the filter to replace");
+		NL_SET_ERR_MSG(extack,
+			       "Handle does not match the filter to replace");
 		return -EINVAL;
 	}
 
@@ -3401,12 +3421,14 @@ static int fl_dump_key_ip_flags(struct sk_buff *skb,
 				const struct fl_flow_key *key,
 				const struct fl_flow_key *mask)
 {
+	__be32 flags, fmask;
+
 	if (!mask->control.flags)
 		return 0;
-	if (nla_put_be32(skb, TCA_FLOWER_KEY_FLAGS,
-			 cpu_to_be32(fl_ip_flags_to_uapi(key->control.flags))) ||
-	    nla_put_be32(skb, TCA_FLOWER_KEY_FLAGS_MASK,
-			 cpu_to_be32(fl_ip_flags_to_uapi(mask->control.flags))))
+	flags = cpu_to_be32(fl_ip_flags_to_uapi(key->control.flags));
+	fmask = cpu_to_be32(fl_ip_flags_to_uapi(mask->control.flags));
+	if (nla_put_be32(skb, TCA_FLOWER_KEY_FLAGS, flags) ||
+	    nla_put_be32(skb, TCA_FLOWER_KEY_FLAGS_MASK, fmask))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -3431,8 +3453,10 @@ static int fl_dump_key_mpls_opts(struct sk_buff *skb,
 				 const struct fl_flow_key *mask)
 {
 	static const int types[] = {
-		TCA_FLOWER_KEY_MPLS_OPT_LSE_TTL, TCA_FLOWER_KEY_MPLS_OPT_LSE_BOS,
-		TCA_FLOWER_KEY_MPLS_OPT_LSE_TC, TCA_FLOWER_KEY_MPLS_OPT_LSE_LABEL,
+		TCA_FLOWER_KEY_MPLS_OPT_LSE_TTL,
+		TCA_FLOWER_KEY_MPLS_OPT_LSE_BOS,
+		TCA_FLOWER_KEY_MPLS_OPT_LSE_TC,
+		TCA_FLOWER_KEY_MPLS_OPT_LSE_LABEL,
 	};
 	struct nlattr *opts, *lse;
 	int i;
@@ -3862,6 +3886,6 @@ static void __exit cls_fl_exit(void)
 module_init(cls_fl_init);
 module_exit(cls_fl_exit);
 
+MODULE_AUTHOR("Jiri Pirko <jiri@resnulli.us>");
 MODULE_DESCRIPTION("Flower classifier: masked-key hash lookups, one dissection per instance");
-MODULE_VERSION("seed-6.1");
 MODULE_LICENSE("GPL");
