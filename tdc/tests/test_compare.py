@@ -276,6 +276,15 @@ class TestCompare(unittest.TestCase):
         for cid in ('aaa3', 'aaa5'):
             self.assertNotIn('| %s |' % cid, text)
 
+    def test_another_variant_is_named_where_stock_was(self):
+        text = compare.report(self.tap('o', OURS), self.tap('s', STOCK),
+                              CORPUS, 'o.tap', 's.tap',
+                              stock_name='stock-next')
+        self.assertTrue(text.startswith('# Our flower against stock-next\n'))
+        self.assertIn('| stock-next | 5 | 2 | 2 | 1 | - |', text)
+        self.assertIn('| id | case | ours | stock-next | stage |', text)
+        self.assertNotIn('| stock |', text)
+
 
 if __name__ == '__main__':
     unittest.main()
