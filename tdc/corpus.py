@@ -306,6 +306,24 @@ OUTSIDE_NAMES = {'DEV2': "upstream's nsPlugin leaves it outside the case's "
                          "namespace: use $DUMMY"}
 
 
+def scalar_in_list(value, path):
+    """The path of the first list in `value` (a matchJSON) with an item
+    that is neither an object nor a list, or None."""
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            if not isinstance(item, (dict, list)):
+                return '{}[{}]'.format(path, i)
+            found = scalar_in_list(item, '{}[{}]'.format(path, i))
+            if found:
+                return found
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            found = scalar_in_list(item, '{}.{}'.format(path, key))
+            if found:
+                return found
+    return None
+
+
 def upstream_problems(case):
     """Why upstream's tdc.py could not run `case` as ours does (see above
     UPSTREAM_NAMES); empty if it can."""
@@ -367,6 +385,12 @@ def upstream_problems(case):
         if name not in UPSTREAM_PLUGINS:
             problems.append('plugin {} is not one of upstream\'s'.format(
                 name))
+    where = scalar_in_list(case.get('matchJSON'), '$')
+    if where:
+        problems.append('matchJSON {}: a plain value in a list (upstream\'s '
+                        'find_in_json_other() tests `key in value` on it '
+                        'and crashes; match the object that holds the '
+                        'list instead)'.format(where))
     scapy = case.get('scapy', [])
     for block in scapy if isinstance(scapy, list) else [scapy]:
         if isinstance(block, dict) and not isinstance(block.get('count'),

@@ -64,6 +64,20 @@ class TestRules(unittest.TestCase):
             verifyCmd="$TC filter show dev $DEV1 ingress | grep -c 'handle'",
             teardown=['rm -f $BATCH_FILE']), [])
 
+    def test_a_plain_value_in_a_matchjson_list(self):
+        # helper-31's first a257 matched "data": [17, 34, 51, 68]: upstream's
+        # find_in_json_other() crashed on it, and this checker let it by
+        verify = '$TC -j filter show dev $DEV1 ingress'
+        found = problems(verifyCmd=verify, matchJSON=[{'options': {
+            'keys': {'geneve_opt_key': [{'class': 258,
+                                         'data': [17, 34, 51, 68]}]}}}])
+        self.assertEqual(len(found), 1)
+        self.assertIn('matchJSON $[0].options.keys.geneve_opt_key[0].data'
+                      '[0]: a plain value in a list', found[0])
+        self.assertEqual(problems(verifyCmd=verify, matchJSON=[
+            {'options': {'keys': {'geneve_opt_key': [{'class': 258}]}}}]),
+            [])
+
     def test_chains_and_substitutions(self):
         for setup in ('$TC qdisc add dev $DEV1 ingress && true',
                       'true; $TC qdisc add dev $DEV1 ingress',
