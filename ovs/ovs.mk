@@ -32,6 +32,7 @@ ovs:
 	@$(MAKE) --no-print-directory guest
 	@$(MAKE) --no-print-directory stock-ext
 	@mkdir -p $(OVS_OUT)
+	$(call measured_commit,$(OVS_OUT)/commit,kernel ovs)
 	@rc=0; walls=; \
 	for v in ours stock; do \
 		rm -rf $(OVS_OUT)/$$v.json $(OVS_OUT)/$$v; \
@@ -45,13 +46,14 @@ ovs:
 	done; \
 	echo "$$walls" > $(OVS_OUT)/walls; \
 	cd $(REPO) && $(PYTHON) -m ovs.report --ours $(OVS_OUT)/ours.json \
-		--stock $(OVS_OUT)/stock.json --out $(OVS_DOC) $$walls; \
+		--stock $(OVS_OUT)/stock.json --out $(OVS_DOC) $$walls \
+		--commit $(OVS_OUT)/commit; \
 	exit $$rc
 
 ovs-report:
 	cd $(REPO) && $(PYTHON) -m ovs.report --ours $(OVS_OUT)/ours.json \
 		--stock $(OVS_OUT)/stock.json --out $(OVS_DOC) \
-		$$(cat $(OVS_OUT)/walls 2>/dev/null)
+		$$(cat $(OVS_OUT)/walls 2>/dev/null) --commit $(OVS_OUT)/commit
 
 ovs-smoke:
 	@$(MAKE) --no-print-directory deps

@@ -132,16 +132,18 @@ def scenario_names(runs):
     return seen
 
 
-def intro(runs, wall):
-    """The title, how the runs were made, one line per kernel, the
+def intro(runs, wall, commit=None):
+    """The title, how the runs were made (commit: the one measured, as
+    make ovs recorded it before the runs), one line per kernel, the
     columns."""
     o = []
     w = o.append
     w('# Open vSwitch tc offload on ours and on the stock flower')
     w('')
     w('Written by `make ovs` (`ovs/scenarios.py` in the guest, once per '
-      'kernel; this file by `ovs/report.py`), %s.'
-      % time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()))
+      'kernel; this file by `ovs/report.py`), %s.  Commit measured: %s.'
+      % (time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()),
+         '`%s`' % commit if commit else 'not recorded'))
     w('`ovsdb-server` and `ovs-vswitchd` are the host\'s Debian packages, '
       'run in the guest with their state in its `/tmp` and `/run`; '
       '`other_config:hw-offload=true`, `tc-policy=skip_hw`, '
@@ -310,10 +312,16 @@ def main():
     ap.add_argument('--stock', required=True)
     ap.add_argument('--out', required=True)
     ap.add_argument('--wall', action='append', default=[])
+    ap.add_argument('--commit', metavar='FILE', help='the commit the runs '
+                    'measured (make ovs writes it before them)')
     a = ap.parse_args()
+    commit = None
+    if a.commit and os.path.exists(a.commit):
+        with open(a.commit) as f:
+            commit = f.read().strip()
     runs = {'ours': load(a.ours), 'stock': load(a.stock)}
     wall = dict(w.split('=', 1) for w in a.wall)
-    o = intro(runs, wall) + flow_table(runs) + probes(runs) + \
+    o = intro(runs, wall, commit) + flow_table(runs) + probes(runs) + \
         per_scenario(runs)
     w = o.append
     w('')
