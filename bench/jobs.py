@@ -79,15 +79,13 @@ def run_one(jobs, args):
     xml = os.path.join(args.out, 'J%d.xml' % jobs)
     if os.path.exists(xml):
         os.remove(xml)
-    cmd = guest.command([PYTHON, '-m', 'tdc.tdc', '--strict', '-c',
-                         'flower', '-J', str(jobs), '--format', 'xunit',
-                         '-o', xml] + list(args.tdc_args),
-                        variant=args.variant, timeout=7200)
+    cmd = [PYTHON, '-m', 'tdc.tdc', '--strict', '-c', 'flower', '-J',
+           str(jobs), '--format', 'xunit', '-o', xml] + list(args.tdc_args)
     load = os.getloadavg()[0]
     cpu, start = children_cpu(), time.monotonic()
     with open(os.path.join(args.out, 'J%d.log' % jobs), 'w') as log:
-        rc = subprocess.call(cmd, cwd=REPO, stdout=log,
-                             stderr=subprocess.STDOUT)
+        rc = guest.run(cmd, dict(variant=args.variant, timeout=7200),
+                       stdout=log, stderr=subprocess.STDOUT).rc
     point = {'jobs': jobs, 'rc': rc, 'load_before': load,
              'host_wall': time.monotonic() - start,
              'host_cpu': children_cpu() - cpu}

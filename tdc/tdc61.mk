@@ -116,11 +116,8 @@ tdc-upstream:
 	@for k in $$(seq 1 $(TDC_UPSTREAM_PARTS)); do \
 		$(MAKE) --no-print-directory tdc-upstream-part TDC_UPSTREAM_K=$$k & \
 		sleep 20; done; wait
-	@for k in $$(seq 1 $(TDC_UPSTREAM_PARTS)); do \
-		tail -n 1 $(TDC_UPSTREAM_OUT)/$(VARIANT)-$$k.out; done | awk \
-		'$$2 == "passed," && $$4 == "failed" { p += $$1; f += $$3; n++ } \
-		 END { if (n < $(TDC_UPSTREAM_PARTS)) f++; \
-		       printf "%d passed, %d failed\n", p, f; exit f > 0 }'
+	cd $(REPO) && $(PYTHON) -m tdc.tdc61 total $(foreach k,$(shell seq 1 \
+		$(TDC_UPSTREAM_PARTS)),$(TDC_UPSTREAM_OUT)/$(VARIANT)-$(k))
 
 # one part (the 20 s between the boots keeps them from contending)
 tdc-upstream-part:

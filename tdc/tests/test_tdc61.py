@@ -223,6 +223,30 @@ class TestReport(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, 'a file ran in two parts'):
             tdc61.merge_parts([a, b])
 
+    def test_the_total_of_the_parts(self):
+        a = self.results([('aa11', 'pass'), ('bb22', 'skip')])
+        b = self.results([('cc33', 'pass')])
+        b['results'][0]['file'] = 'tc-tests/filters/flower/b.json'
+        with tempfile.TemporaryDirectory() as tmp:
+            dirs = []
+            for name, data in (('p1', a), ('p2', b)):
+                dirs.append(os.path.join(tmp, name))
+                os.makedirs(dirs[-1])
+                with open(os.path.join(dirs[-1], 'results.json'), 'w') as f:
+                    json.dump(data, f)
+                with open(os.path.join(dirs[-1], 'commit'), 'w') as f:
+                    f.write('abc1234\n')
+            dead = os.path.join(tmp, 'p3')      # a guest that died
+            for parts, line, code in ((dirs, '2 passed, 1 failed', 1),
+                                      (dirs[1:], '1 passed, 0 failed', 0),
+                                      (dirs[1:] + [dead],
+                                       '1 passed, 1 failed', 1)):
+                out = io.StringIO()
+                with contextlib.redirect_stdout(out):
+                    rc = tdc61.main(['total'] + parts)
+                self.assertEqual(out.getvalue().splitlines()[-1], line)
+                self.assertEqual(rc, code)
+
     def test_another_runner_is_named_by_its_tree_and_provenance(self):
         with tempfile.TemporaryDirectory() as tree:
             with open(os.path.join(tree, 'PROVENANCE'), 'w') as f:
