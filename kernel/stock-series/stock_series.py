@@ -51,6 +51,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, REPO)
+from flower.results import parse_tap as read_tap  # noqa: E402
+
 BUILD = os.path.join(REPO, 'build')
 PRISTINE = os.path.join(BUILD, 'src', 'pristine')
 OURS_SRC = os.path.join(BUILD, 'src', 'ours')
@@ -367,15 +370,10 @@ def guest(out, pairs):
 # --- on the host ------------------------------------------------------------
 def tap_results(path):
     """{case id: True (ok) / False (not ok or skipped)}."""
-    res = {}
     if not os.path.exists(path):
-        return res
+        return {}
     with open(path) as f:
-        for line in f:
-            m = re.match(r'(not )?ok \d+ - (\S+)', line)
-            if m:
-                res[m.group(2)] = not m.group(1) and '# skip' not in line
-    return res
+        return {r.id: r.ok and r.skip is None for r in read_tap(f).results}
 
 
 def report(out, labels):
