@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """Every tool that reads TAP reads it with flower.results.parse_tap().
-Each tool's reader is pinned here against the hand-written parser it
-had before (kept below, verbatim but for its name): the same TAP gives
-the same answer, edge cases included (skip directives, a skip on a "not
+Each tool's reader is pinned here against what the hand-written parser
+it had before answered (tap_callers_golden.json, written by those
+parsers before they were removed): the same TAP gives the same answer,
+edge cases included (skip directives, a skip on a "not
 ok", diagnostics after a "not ok", blank lines, plans with whitespace,
 cases missing from the plan, numbers out of turn, result-like lines in
 6.1's failure text, CRLF)."""
 
 import importlib.util
+import json
 import os
-import re
 import tempfile
 import unittest
 
@@ -17,6 +18,16 @@ from tdc import compare, series_cases, tdc61
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
+
+
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       'tap_callers_golden.json')) as _f:
+    GOLDEN = json.load(_f)
+
+
+def as_json(value):
+    """`value` as the golden file holds it (tuples are lists)."""
+    return json.loads(json.dumps(value))
 
 
 def _stock_series():
@@ -29,90 +40,6 @@ def _stock_series():
 
 
 # --- the parsers as they were ------------------------------------------------
-def old_stock_series_tap_results(path):
-    """kernel/stock-series/stock_series.py tap_results() before it used
-    flower.results."""
-    res = {}
-    if not os.path.exists(path):
-        return res
-    with open(path) as f:
-        for line in f:
-            m = re.match(r'(not )?ok \d+ - (\S+)', line)
-            if m:
-                res[m.group(2)] = not m.group(1) and '# skip' not in line
-    return res
-
-
-def old_series_cases_tap_counts(path):
-    """tdc/series_cases.py tap_counts() before 5b7f3d0."""
-    passed, failed, plan = 0, [], None
-    with open(path) as f:
-        for line in f:
-            m = re.match(r'(not )?ok \d+ - (\S+)', line)
-            if m:
-                if m.group(1) or '# skip' in line:
-                    failed.append(m.group(2))
-                else:
-                    passed += 1
-            m = re.match(r'1\.\.(\d+)$', line.strip())
-            if m:
-                plan = int(m.group(1))
-    missing = (plan or 0) - passed - len(failed)
-    return passed, len(failed) + max(missing, 0), failed
-
-
-OLD_COMPARE_RESULT_RE = re.compile(
-    r'^(ok|not ok) \d+ - (\S+) ?(.*?)(?: # skip (.*))?$')
-
-
-def old_compare_parse_tap(path):
-    """tdc/compare.py parse_tap() before 5b7f3d0, as
-    {id: (status, name, detail)}."""
-    results = {}
-    current = None
-    with open(path, errors='replace') as f:
-        for raw in f:
-            line = raw.rstrip('\n')
-            m = OLD_COMPARE_RESULT_RE.match(line)
-            if m:
-                ok, cid, name, skip = m.groups()
-                status = 'skip' if skip is not None else \
-                    'pass' if ok == 'ok' else 'fail'
-                current = [status, name.strip(), []]
-                if skip is not None:
-                    current[2] = [skip]
-                results[cid] = current
-                if status != 'fail':
-                    current = None
-            elif current is not None and line.startswith('#'):
-                current[2].append(line[1:].strip())
-            elif not line.startswith('#'):
-                current = None
-    return {k: tuple(v) for k, v in results.items()}
-
-
-OLD_TDC61_TAP_RE = re.compile(
-    r'^(not )?ok (\d+) (\S+) - (.*?)(?: # skipped - (.*))?$')
-
-
-def old_tdc61_parse_tap(text, cases):
-    """tdc/tdc61.py parse_tap() before 5b7f3d0."""
-    found, current = {}, None
-    expected = 1
-    for line in text.splitlines():
-        m = OLD_TDC61_TAP_RE.match(line)
-        if m and int(m.group(2)) == expected:
-            expected += 1
-            status = 'fail' if m.group(1) else (
-                'skip' if m.group(5) is not None else 'pass')
-            current = m.group(3)
-            found[current] = (status, [m.group(5)] if m.group(5) else [])
-        elif current and line.strip():
-            found[current][1].append(line.strip())
-    return found
-
-
-# --- the texts ---------------------------------------------------------------
 TDC_TEXTS = {
     'plain': '''TAP version 13
 1..4
@@ -189,8 +116,8 @@ class PinnedAgainstTheOldParsers(unittest.TestCase):
         for name, text in TDC_TEXTS.items():
             with self.subTest(name):
                 path = self.tap_file(text)
-                self.assertEqual(tap_results(path),
-                                 old_stock_series_tap_results(path))
+                self.assertEqual(as_json(tap_results(path)),
+                                 GOLDEN['stock_series'][name])
         missing = os.path.join(self.dir.name, 'none.tap')
         self.assertEqual(tap_results(missing), {})
 
@@ -198,8 +125,8 @@ class PinnedAgainstTheOldParsers(unittest.TestCase):
         for name, text in TDC_TEXTS.items():
             with self.subTest(name):
                 path = self.tap_file(text)
-                self.assertEqual(series_cases.tap_counts(path),
-                                 old_series_cases_tap_counts(path))
+                self.assertEqual(as_json(series_cases.tap_counts(path)),
+                                 GOLDEN['series_cases'][name])
 
     def test_compare_parse_tap(self):
         for name, text in TDC_TEXTS.items():
@@ -207,10 +134,9 @@ class PinnedAgainstTheOldParsers(unittest.TestCase):
                 continue        # test_compare_reads_every_skip_directive
             with self.subTest(name):
                 path = self.tap_file(text)
-                got = {k: (r.status, r.name, r.detail) for k, r in
-                       compare.parse_tap(path).items()}
-                self.assertEqual(got, old_compare_parse_tap(path))
-                self.assertEqual(list(got), list(old_compare_parse_tap(path)))
+                got = [(k, (r.status, r.name, r.detail)) for k, r in
+                       compare.parse_tap(path).items()]
+                self.assertEqual(as_json(got), GOLDEN['compare'][name])
 
     def test_compare_reads_every_skip_directive(self):
         # The one difference, accepted in 5b7f3d0: the old reader took a
@@ -222,15 +148,15 @@ class PinnedAgainstTheOldParsers(unittest.TestCase):
                compare.parse_tap(path).items()}
         self.assertEqual(got, {'aaaa': ('skip', 'name', ['']),
                                'bbbb': ('skip', '', [''])})
-        self.assertEqual(old_compare_parse_tap(path),
-                         {'aaaa': ('pass', 'name # skip', []),
-                          'bbbb': ('pass', '# skip', [])})
+        self.assertEqual(GOLDEN['compare']['skip without reason'],
+                         [['aaaa', ['pass', 'name # skip', []]],
+                          ['bbbb', ['pass', '# skip', []]]])
 
     def test_tdc61_parse_tap(self):
         for name, text in SIXONE_TEXTS.items():
             with self.subTest(name):
-                self.assertEqual(tdc61.parse_tap(text, []),
-                                 old_tdc61_parse_tap(text, []))
+                self.assertEqual(as_json(tdc61.parse_tap(text, [])),
+                                 GOLDEN['tdc61'][name])
 
 
 if __name__ == '__main__':
