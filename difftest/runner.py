@@ -54,11 +54,14 @@ import sys
 import time
 
 from difftest.keys import PROTOS
+from flower import nl
 from flower.nl import (NLM_F_ACK, NLM_F_CREATE, NLM_F_DUMP, NLM_F_EXCL,
                        NLM_F_REQUEST, RTM_GETACTION, RTM_GETTFILTER, nlmsg,
                        RTM_NEWTFILTER, TC_H_CLSACT_EGRESS,
                        TC_H_CLSACT_INGRESS, TCA_KIND, TCA_OPTIONS, NLSock,
                        nest, nla, tcmsg, walk_attrs)
+from flower.nl import (TCA_ACT_INDEX, TCA_ACT_KIND, TCA_ACT_OPTIONS,
+                       TCA_ACT_STATS, TCA_GACT_PARMS)
 from flower.nl import attrs_by_type as parse_attrs
 from flower.uapi import ETH_P_ALL
 
@@ -71,11 +74,9 @@ DUMP_SKIP = (3, TCA_FLOWER_IN_HW_COUNT)
 IPCTNL_MSG_CT_DELETE = 1 << 8 | 2      # NFNL_SUBSYS_CTNETLINK's
 TCA_FLOWER_ACT = 3
 TCA_MATCHALL_ACT = 2
-TCA_ACT_KIND, TCA_ACT_OPTIONS, TCA_ACT_INDEX, TCA_ACT_STATS = 1, 2, 3, 4
-TCA_GACT_PARMS = 2
 TCA_ROOT_TAB, TCA_ROOT_FLAGS = 1, 2
 TCA_STATS_BASIC = 1
-TC_ACT_UNSPEC = -1
+TC_ACT_UNSPEC = nl.TC_ACT['unspec']
 # a batch's install and counter dumps take seconds under TCG; a kernel
 # that does not answer in this long is stuck
 NL_TIMEOUT = 600
@@ -92,9 +93,9 @@ def sh(cmd, lines=None):
 
 
 def gact(index):
-    parms = struct.pack('=IIiii', index, 0, TC_ACT_UNSPEC, 0, 0)
-    return nest(1, nla(TCA_ACT_KIND, b'gact\0'),
-                nest(TCA_ACT_OPTIONS, nla(TCA_GACT_PARMS, parms)))
+    """The action list of one gact action by index, verdict unspec
+    (the filter counts its frames and they go on)."""
+    return nl.gact(TC_ACT_UNSPEC, index)
 
 
 def ipv6_off(dev, off):

@@ -11,7 +11,9 @@ include/uapi/linux/pkt_cls.h, whether our cls_flower implements it or not:
             (fl_policy, fl_dump_key), not always the uapi comments:
             VLAN_ID, MPLS_LABEL and CT_* are host order, KEY_FLAGS is
             be32; "hex" is raw bytes (nested attributes we do not model,
-            CT labels); "tca_act_prio" the action list
+            CT labels); "tca_act_prio" the action list.  flower/nl.py's
+            encode()/decode() take the same types (nl.INT_FORMAT: each
+            integer type's width and byte order)
   length    the payload length 6.1's fl_policy wants (None: variable, a
             string or a nested attribute)
   mask      the attribute it pairs with: a key's mask, or a mask's key

@@ -14,7 +14,6 @@ exit 1 with the count and the first report when it does, or when a
 request the unmutated module takes fails.
 """
 import os
-import struct
 import subprocess
 import sys
 import tempfile
@@ -22,11 +21,10 @@ import time
 
 sys.dont_write_bytecode = True
 from flower.nl import RTM_NEWCHAIN, TC_H_INGRESS  # noqa: E402
-from flower.uapi import number  # noqa: E402
-from stress.lifecycle import (FAILSLAB, RAW, Injector,  # noqa: E402
+from flower.nl import (NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL,  # noqa: E402
+                       NLM_F_REQUEST, tfilter)
+from stress.lifecycle import (FAILSLAB, Injector,  # noqa: E402
                               failslab_for_marked_tasks, ifindex, new_msg)
-from stress.nlsock import (NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL,  # noqa: E402
-                           NLM_F_REQUEST, encode)
 
 ETH_P_IP = 0x0800
 
@@ -92,11 +90,11 @@ def faulted_requests(max_nth=200):
     f = 'tc filter del dev %s ingress protocol ip prio %%d handle 7 flower' % DEV
     requests = [(new_msg(idx, prio, 7, None, NLM_F_CREATE | NLM_F_EXCL,
                          src=[10, 9, 0, 7]), f % prio) for prio in (1, 2)]
-    requests.append((encode(
+    requests.append((tfilter(
         RTM_NEWCHAIN, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL,
-        idx, 0, TC_H_INGRESS, 0, ETH_P_IP, chain=5, raw_numbers=RAW,
-        options=[['RAW_%d' % number('KEY_ETH_TYPE'), struct.pack('>H', ETH_P_IP)],
-                 ['RAW_%d' % number('KEY_IPV4_DST_MASK'), bytes([255, 255, 0, 0])]]),
+        idx, 0, TC_H_INGRESS, 0, ETH_P_IP, chain=5,
+        options=[('KEY_ETH_TYPE', ETH_P_IP),
+                 ('KEY_IPV4_DST_MASK', '255.255.0.0')]),
         'tc chain del dev %s ingress chain 5' % DEV))
     for data, undo in requests:
         for n in range(1, max_nth + 1):

@@ -46,14 +46,12 @@ from offload.common import (ALL_DEVS, DEBUGFS, DEV_C,  # noqa: E402
                             DIRECT, DRV_DIR, FLTEST_KIND, FLTEST_SYSFS,
                             INDIRECT)
 from flower.nl import (NLM_F_CREATE, NLM_F_EXCL, RTM_NEWTFILTER,  # noqa: E402
-                       TCA_CHAIN, TCA_KIND, TCA_OPTIONS, NLSock, nest, nla,
-                       parse_parent, tcmsg)
+                       TCA_CHAIN, TCA_KIND, TCA_OPTIONS, NLSock,
+                       flower_attr, gact, nest, nla, parse_parent, tcmsg)
 from flower import uapi  # noqa: E402
 
 TC_TIMEOUT = 300          # one tc command under TCG, with a slow kernel
-TCA_FLOWER_ACT, TCA_FLOWER_FLAGS = uapi.number('ACT'), uapi.number('FLAGS')
-TCA_ACT_KIND, TCA_ACT_OPTIONS, TCA_GACT_PARMS = 1, 2, 2
-GACT = {'drop': 2, 'pass': 0}             # TC_ACT_SHOT, TC_ACT_OK
+TCA_FLOWER_ACT = uapi.number('ACT')
 SAVE_EVERY = 60.0                         # seconds between partial saves
 
 
@@ -284,12 +282,6 @@ def step_flush(step):
     return recs
 
 
-def gact(name):
-    parms = struct.pack('=IIiii', 0, 0, GACT[name], 0, 0)
-    return nest(1, nla(TCA_ACT_KIND, b'gact\0'),
-                nest(TCA_ACT_OPTIONS, nla(TCA_GACT_PARMS, parms)))
-
-
 NL = None
 
 
@@ -298,7 +290,7 @@ def step_nl_add(step):
     if NL is None:
         NL = NLSock(timeout=TC_TIMEOUT)
     opts = b''.join(nla(t, bytes.fromhex(h)) for t, h in step['attrs'])
-    opts += nla(TCA_FLOWER_FLAGS, struct.pack('=I', step.get('flags', 0)))
+    opts += flower_attr('FLAGS', step.get('flags', 0))
     if step.get('act'):
         opts += nest(TCA_FLOWER_ACT, gact(step['act']))
     payload = tcmsg(socket.if_nametoindex(step['dev']), step['handle'],

@@ -40,24 +40,20 @@ import json
 import os
 import random
 import socket
-import struct
 import subprocess
 import sys
 import time
 
 sys.dont_write_bytecode = True
-from stress.nlsock import (NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE,
-                           NLM_F_ACK, NLM_F_REQUEST, RTM_DELTFILTER,
-                           RTM_NEWTFILTER, TC_H_INGRESS, NLSock, Timeout,
-                           decode_filter, encode)
 from flower import packets, uapi
+from flower.nl import (NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE, NLM_F_ACK,
+                       NLM_F_REQUEST, RTM_DELTFILTER, RTM_NEWTFILTER,
+                       TC_H_INGRESS, NLSock, Timeout, decode,
+                       decode_filter, flower_attr, gact, tfilter)
 
 ETH_P_IP = 0x0800
 TC_ACT_OK, TC_ACT_SHOT = 0, 2
-A_ETH_TYPE, A_IP_PROTO, A_IPV4_DST, A_UDP_DST, A_ACT = (
-    uapi.number(n) for n in ('KEY_ETH_TYPE', 'KEY_IP_PROTO',
-                                     'KEY_IPV4_DST', 'KEY_UDP_DST', 'ACT'))
-A_IPV4_DST_MASK = uapi.number('KEY_IPV4_DST_MASK')
+A_IPV4_DST, A_UDP_DST = uapi.number('KEY_IPV4_DST'), uapi.number('KEY_UDP_DST')
 POOL = 4                    # action indexes per flow
 HANDLES = 3                 # churned filters per prio
 
@@ -90,24 +86,16 @@ def verdict(idx):
 
 
 def acts(idx):
-    return ['TCA_FLOWER_ACT', {'attrs': [['TCA_ACT_PRIO_1', {'attrs': [
-        ['TCA_ACT_KIND', 'gact'],
-        ['TCA_ACT_OPTIONS', {'attrs': [['TCA_GACT_PARMS', {
-            'index': idx, 'capab': 0, 'action': verdict(idx), 'refcnt': 0,
-            'bindcnt': 0}]]}]]}]]}]
+    """TCA_FLOWER_ACT: the standalone gact action idx, bound by index."""
+    return flower_attr('ACT', gact(verdict(idx), idx, nested=False))
 
 
 def key_opts(prio, k):
     if prio == 20:
-        return [['RAW_%d' % A_ETH_TYPE, struct.pack('>H', ETH_P_IP)],
-                ['RAW_%d' % A_IPV4_DST, dst(k)],
-                ['RAW_%d' % A_IPV4_DST_MASK, b'\xff' * 4]]
-    return [['RAW_%d' % A_ETH_TYPE, struct.pack('>H', ETH_P_IP)],
-            ['RAW_%d' % A_IP_PROTO, bytes([17])],
-            ['RAW_%d' % A_UDP_DST, struct.pack('>H', port(k))]]
-
-
-RAW = (A_ETH_TYPE, A_IP_PROTO, A_IPV4_DST, A_IPV4_DST_MASK, A_UDP_DST)
+        return [('KEY_ETH_TYPE', ETH_P_IP), ('KEY_IPV4_DST', dst(k)),
+                ('KEY_IPV4_DST_MASK', '255.255.255.255')]
+    return [('KEY_ETH_TYPE', ETH_P_IP), ('KEY_IP_PROTO', 17),
+            ('KEY_UDP_DST', port(k))]
 
 
 class Churn:
@@ -127,15 +115,13 @@ class Churn:
 
     def request(self, what, prio, handle, k=None, idx=None, flags=0):
         if what == 'del':
-            data = encode(RTM_DELTFILTER, NLM_F_REQUEST | NLM_F_ACK,
-                          self.ifindex, handle, TC_H_INGRESS, prio,
-                          ETH_P_IP, kind='flower')
+            data = tfilter(RTM_DELTFILTER, NLM_F_REQUEST | NLM_F_ACK,
+                           self.ifindex, handle, TC_H_INGRESS, prio,
+                           ETH_P_IP)
         else:
-            data = encode(RTM_NEWTFILTER, NLM_F_REQUEST | NLM_F_ACK | flags,
-                          self.ifindex, handle, TC_H_INGRESS, prio,
-                          ETH_P_IP, kind='flower',
-                          options=key_opts(prio, k) + [acts(idx)],
-                          raw_numbers=RAW)
+            data = tfilter(RTM_NEWTFILTER, NLM_F_REQUEST | NLM_F_ACK | flags,
+                           self.ifindex, handle, TC_H_INGRESS, prio,
+                           ETH_P_IP, options=key_opts(prio, k) + [acts(idx)])
         return self.nl.request(data)
 
     def expect(self, label, rep, want):
@@ -212,7 +198,7 @@ class Churn:
                 continue
             o = dict((t & 0x3FFF, v) for t, v in opts)
             if prio == 10:
-                k = struct.unpack('>H', o[A_UDP_DST])[0] - 4000
+                k = decode(A_UDP_DST, o[A_UDP_DST]) - 4000
             else:
                 d = o[A_IPV4_DST]
                 k = (d[2] << 8) + d[3] - 1

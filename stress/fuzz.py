@@ -51,7 +51,7 @@ import subprocess
 import sys
 import time
 
-from stress.nlsock import NLSock, RTM_NEWTFILTER, Timeout, decode_filter
+from flower.nl import NLSock, RTM_NEWTFILTER, Timeout, decode_filter
 
 from stress.flowerfuzz.attrs import ANY, Err
 from stress.flowerfuzz.compare import (Stock, compare_dump, compare_filter,

@@ -43,13 +43,11 @@ import sys
 import time
 
 sys.dont_write_bytecode = True
-from stress.nlsock import (NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL,
-                           NLM_F_REPLACE, NLM_F_REQUEST, RTM_DELTFILTER,
-                           RTM_NEWTFILTER, TC_H_INGRESS, NLSock,
-                           decode_filter, encode)
-from flower import uapi
-from flower.nl import (NETLINK_CAP_ACK, NETLINK_EXT_ACK, NLMSG_ERROR,
-                       SOL_NETLINK)
+from flower.nl import (NETLINK_CAP_ACK, NETLINK_EXT_ACK, NLM_F_ACK,
+                       NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE, NLM_F_REQUEST,
+                       NLMSG_ERROR, RTM_DELTFILTER, RTM_NEWTFILTER,
+                       SOL_NETLINK, TC_H_INGRESS, NLSock, decode_filter,
+                       flower_attr, gact, tfilter)
 
 FAILSLAB = '/sys/kernel/debug/failslab'
 KMEMLEAK = '/sys/kernel/debug/kmemleak'
@@ -262,34 +260,25 @@ def failslab_for_marked_tasks():
     fs_set('space', 0)
 
 
-A_ETH_TYPE, A_IPV4_DST, A_IPV4_DST_MASK, A_IPV4_SRC = (
-    uapi.number(n) for n in ('KEY_ETH_TYPE', 'KEY_IPV4_DST',
-                                     'KEY_IPV4_DST_MASK', 'KEY_IPV4_SRC'))
-RAW = (A_ETH_TYPE, A_IPV4_DST, A_IPV4_DST_MASK, A_IPV4_SRC)
-
-
 def act(verdict):
-    return ['TCA_FLOWER_ACT', {'attrs': [['TCA_ACT_PRIO_1', {'attrs': [
-        ['TCA_ACT_KIND', 'gact'],
-        ['TCA_ACT_OPTIONS', {'attrs': [['TCA_GACT_PARMS', {
-            'index': 0, 'capab': 0, 'action': verdict, 'refcnt': 0,
-            'bindcnt': 0}]]}]]}]]}]
+    """TCA_FLOWER_ACT: one new gact action of this verdict."""
+    return flower_attr('ACT', gact(verdict, nested=False))
 
 
 def new_msg(idx, prio, handle, dst, flags, verdict=2, src=None):
-    opts = [['RAW_%d' % A_ETH_TYPE, struct.pack('>H', 0x0800)]]
+    opts = [('KEY_ETH_TYPE', 0x0800)]
     if src is None:
-        opts += [['RAW_%d' % A_IPV4_DST, bytes(dst)]]
+        opts += [('KEY_IPV4_DST', bytes(dst))]
     else:
-        opts += [['RAW_%d' % A_IPV4_SRC, bytes(src)]]
-    return encode(RTM_NEWTFILTER, NLM_F_REQUEST | NLM_F_ACK | flags, idx,
-                  handle, TC_H_INGRESS, prio, 0x0800, kind='flower',
-                  options=opts + [act(verdict)], raw_numbers=RAW)
+        opts += [('KEY_IPV4_SRC', bytes(src))]
+    return tfilter(RTM_NEWTFILTER, NLM_F_REQUEST | NLM_F_ACK | flags, idx,
+                   handle, TC_H_INGRESS, prio, 0x0800,
+                   options=opts + [act(verdict)])
 
 
 def del_msg(idx, prio, handle):
-    return encode(RTM_DELTFILTER, NLM_F_REQUEST | NLM_F_ACK, idx, handle,
-                  TC_H_INGRESS, prio, 0x0800, kind='flower')
+    return tfilter(RTM_DELTFILTER, NLM_F_REQUEST | NLM_F_ACK, idx, handle,
+                   TC_H_INGRESS, prio, 0x0800)
 
 
 class Injector:

@@ -8,7 +8,8 @@ import collections
 import struct
 
 from flower import keys as flower_keys
-from flower import needs, uapi
+from flower import needs, nl, uapi
+from flower.nl import nla  # noqa: F401  (the one nla(); tests import it here)
 
 
 A = {a.name: a.number for a in uapi.TABLE}
@@ -252,21 +253,24 @@ def be16(b):
 EEXIST_MSG = 'A filter with the same key exists in this flower instance'
 
 
-def typed_acts(acts):
-    """flowernl / pyroute2 value of TCA_FLOWER_ACT for [(verdict, index)]."""
-    return {'attrs': [
-        ['TCA_ACT_PRIO_%d' % i, {'attrs': [
-            ['TCA_ACT_KIND', 'gact'],
-            ['TCA_ACT_OPTIONS', {'attrs': [['TCA_GACT_PARMS', {
-                'index': idx, 'capab': 0, 'action': v, 'refcnt': 0,
-                'bindcnt': 0}]]}]]}]
-        for i, (v, idx) in enumerate(acts, start=1)]}
+def acts_payload(acts):
+    """TCA_FLOWER_ACT's payload for [(verdict, index)]: gact actions in
+    order from 1, the order attributes without NLA_F_NESTED (as pyroute2
+    built them)."""
+    return nl.gact_list(acts, nested=False)
 
 
-def nla(t, payload):
-    """One attribute, padded (for nested garbage we build ourselves)."""
-    data = struct.pack('<HH', 4 + len(payload), t) + payload
-    return data + b'\0' * (-len(data) % 4)
+def enc(name, value):
+    """The payload of attribute name ('ETH_TYPE', 'KEY_ETH_TYPE', 'FLAGS'
+    or a number) for value, by its type in uapi.TABLE (flower.nl.encode())."""
+    if isinstance(name, str) and name not in A:
+        name = 'KEY_' + name
+    return nl.encode(name, value)
+
+
+def typed(name, value):
+    """(name, enc(name, value)): a recipe's fixed attribute."""
+    return name, enc(name, value)
 
 
 def geneve_opt(cls, typ, data, nested=True):

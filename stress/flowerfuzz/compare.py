@@ -6,7 +6,8 @@ model, and resynchronising the model after a difference.
 import errno
 import struct
 
-from stress.nlsock import decode_filter, flowernl
+from flower import uapi
+from flower.nl import decode_filter
 
 from stress.flowerfuzz.attrs import (CVLAN_ATTRS, ETH_P_ALL, Err, NOT_IN_HW,
                                      SHARED_ACT, TYPE_MASK, T_ACT, T_ETH_TYPE,
@@ -77,8 +78,9 @@ def compare_filter(model, tp, f, opts, entry):
 
 
 def fmt_attrs(attrs):
-    return '[' + ', '.join('%s=%s' % (flowernl.NAME_BY_NUMBER.get(
-        t, str(t))[len('TCA_FLOWER_'):], v.hex()) for t, v in attrs) + ']'
+    return '[' + ', '.join('%s=%s' % (
+        uapi.BY_NUMBER[t].name if t in uapi.BY_NUMBER else str(t), v.hex())
+        for t, v in attrs) + ']'
 
 
 def compare_dump(model, bodies):

@@ -8,7 +8,7 @@ import errno
 import struct
 
 from flower.needs import SKIP_SW_MSG, WARNINGS
-from stress.nlsock import NLM_F_CREATE, NLM_F_EXCL, walk_attrs
+from flower.nl import NLM_F_CREATE, NLM_F_EXCL, walk_attrs
 
 from stress.flowerfuzz.attrs import (A, ATTR_LEN, BINARY_LENGTHS, CT_FLAGS,
                                      CVLAN_ATTRS,

@@ -8,7 +8,7 @@ import errno
 import struct
 
 from flower import needs
-from stress.nlsock import walk_attrs
+from flower.nl import walk_attrs
 
 from stress.flowerfuzz.attrs import (A, CT_EST, CT_FLAGS, CT_INV, CT_NEW,
                                      CT_RPL, CT_TRK, ENC_ADDR_V4, ENC_ADDR_V6,

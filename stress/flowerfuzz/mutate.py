@@ -10,7 +10,8 @@ which.
 import errno
 import struct
 
-from stress.nlsock import NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE, walk_attrs
+from flower.nl import (NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE, gact,
+                       walk_attrs)
 
 from stress.flowerfuzz.attrs import (A, ANY, ATTR_LEN, CT_EST, CT_FLAGS,
                                      CT_INV, CT_NEW, CT_RPL, CT_TRK,
@@ -27,8 +28,8 @@ from stress.flowerfuzz.attrs import (A, ANY, ATTR_LEN, CT_EST, CT_FLAGS,
                                      T_IP_FLAGS_MASK, T_MPLS, T_MPLS_OPTS,
                                      T_NUM_OF_VLANS, T_PPPOE_SID, T_PPP_PROTO,
                                      T_VLAN_ETH_TYPE, T_VLAN_ID, T_VLAN_PRIO,
-                                     TUN_OPT_KINDS, VLAN_TPIDS, geneve_opt,
-                                     nla)
+                                     TUN_OPT_KINDS, VLAN_TPIDS, enc,
+                                     geneve_opt, nla)
 
 
 # what a mutate_KIND() returns when it took the request's options away:
@@ -127,7 +128,7 @@ class MutateGen:
         """FLAGS with bits flower does not take, or skip_hw|skip_sw."""
         r = self.rng
         v = r.choice((2, 3, 4, 8, 32, 0x80000000, r.randrange(1 << 32)))
-        attrs.append((T_FLAGS, struct.pack('<I', v), None))
+        attrs.append((T_FLAGS, enc(T_FLAGS, v), None))
 
     def mutate_vlan(self, op, attrs):
         """A VLAN id or prio out of range, or a VLAN TPID where an inner
@@ -135,18 +136,18 @@ class MutateGen:
         r = self.rng
         c = r.random()
         if c < 0.3:
-            attrs.append((T_VLAN_ID, struct.pack(
-                '<H', r.randrange(4096, 65536)), None))
+            attrs.append((T_VLAN_ID, enc(
+                T_VLAN_ID, r.randrange(4096, 65536)), None))
         elif c < 0.5:
             attrs.append((T_VLAN_PRIO, bytes([r.randrange(8, 256)]), None))
         elif c < 0.7:
-            attrs.append((T_VLAN_ETH_TYPE, struct.pack(
-                '>H', r.choice(VLAN_TPIDS)), None))
+            attrs.append((T_VLAN_ETH_TYPE, enc(
+                T_VLAN_ETH_TYPE, r.choice(VLAN_TPIDS)), None))
         else:
-            attrs.append((T_ETH_TYPE, struct.pack(
-                '>H', r.choice(VLAN_TPIDS)), None))
-            attrs.append((T_VLAN_ID, struct.pack(
-                '<H', r.randrange(5000)), None))
+            attrs.append((T_ETH_TYPE, enc(
+                T_ETH_TYPE, r.choice(VLAN_TPIDS)), None))
+            attrs.append((T_VLAN_ID, enc(
+                T_VLAN_ID, r.randrange(5000)), None))
 
     def mutate_indev(self, op, attrs):
         """INDEV: no such device, no NUL, too long, empty..."""
@@ -432,12 +433,13 @@ class MutateGen:
                           r.randrange(65536)))
             attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in
                         (T_CT_STATE, A['KEY_CT_STATE_MASK'])]
-            attrs.append((T_CT_STATE, struct.pack('<H', v), None))
+            attrs.append((T_CT_STATE, enc(T_CT_STATE, v), None))
             x = r.random()
             if x < 0.5:
-                attrs.append((A['KEY_CT_STATE_MASK'], struct.pack(
-                    '<H', r.choice((v, 0xFFFF, CT_FLAGS, v & ~CT_TRK,
-                                    r.randrange(65536)))), None))
+                t = A['KEY_CT_STATE_MASK']
+                attrs.append((t, enc(t, r.choice((
+                    v, 0xFFFF, CT_FLAGS, v & ~CT_TRK, r.randrange(65536)))),
+                    None))
         else:
             t = r.choice((A['KEY_CT_LABELS'], A['KEY_CT_LABELS_MASK']))
             if t == A['KEY_CT_LABELS_MASK'] and r.random() < 0.7:
@@ -479,20 +481,20 @@ class MutateGen:
         flags = (T_IP_FLAGS, T_IP_FLAGS_MASK)
         if c == 'flagsmask':
             attrs[:] = [a for a in attrs if a[0] & TYPE_MASK != T_IP_FLAGS]
-            attrs.append((T_IP_FLAGS_MASK, struct.pack('>I', r.randrange(4)),
-                          None))
+            attrs.append((T_IP_FLAGS_MASK,
+                          enc(T_IP_FLAGS_MASK, r.randrange(4)), None))
         elif c == 'flagsnomask':
             attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in flags]
-            attrs.append((T_IP_FLAGS, struct.pack('>I', r.randrange(4)),
+            attrs.append((T_IP_FLAGS, enc(T_IP_FLAGS, r.randrange(4)),
                           None))
         elif c == 'flagsbits':
             attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in flags]
             v = r.choice((4, 8, 0x80000000, r.randrange(1 << 32)))
             x = r.random()
-            attrs.append((T_IP_FLAGS, struct.pack(
-                '>I', v if x < 0.5 else r.randrange(4)), None))
-            attrs.append((T_IP_FLAGS_MASK, struct.pack(
-                '>I', v if x >= 0.5 else 3), None))
+            attrs.append((T_IP_FLAGS, enc(
+                T_IP_FLAGS, v if x < 0.5 else r.randrange(4)), None))
+            attrs.append((T_IP_FLAGS_MASK, enc(
+                T_IP_FLAGS_MASK, v if x >= 0.5 else 3), None))
         elif c == 'cvlan':          # on whatever the filter is
             attrs.append((r.choice(CVLAN_ATTRS), None, None))
             t = attrs[-1][0]
@@ -503,8 +505,8 @@ class MutateGen:
             attrs[:] = [a for a in attrs if a[0] & TYPE_MASK not in
                         (T_CVLAN_ID, T_CVLAN_PRIO)]
             if r.random() < 0.5:
-                attrs.append((T_CVLAN_ID, struct.pack(
-                    '<H', r.randrange(4096, 65536)), None))
+                attrs.append((T_CVLAN_ID, enc(
+                    T_CVLAN_ID, r.randrange(4096, 65536)), None))
             else:
                 attrs.append((T_CVLAN_PRIO, bytes([r.randrange(8, 256)]),
                               None))
@@ -516,8 +518,9 @@ class MutateGen:
         elif c == 'ppp':
             if r.random() < 0.3:
                 self.onto(op, attrs, 'pppoe')
-            attrs.append((r.choice((T_PPP_PROTO, T_PPPOE_SID)), struct.pack(
-                '>H', r.choice((0x21, 0x57, r.randrange(65536)))), None))
+            t = r.choice((T_PPP_PROTO, T_PPPOE_SID))
+            attrs.append((t, enc(t, r.choice((0x21, 0x57,
+                                              r.randrange(65536)))), None))
         elif c == 'l2tp':
             attrs.append((A['KEY_L2TPV3_SID'], self.garbage(4), None))
     def mutate_mpls(self, op, attrs):
@@ -535,7 +538,7 @@ class MutateGen:
             off, ln, m = LSE_FIELD[name]
             bad = r.choice((m + 1, m + 2, (1 << 8 * ln) - 1,
                             r.randrange(m + 1, 1 << 8 * ln)))
-            v = bytes([bad]) if ln == 1 else struct.pack('<I', bad)
+            v = enc('MPLS_' + name, bad)
             if r.random() < 0.5:
                 self.drop_mpls(attrs)
                 attrs.append((A['KEY_MPLS_' + name], v, None))
@@ -666,8 +669,6 @@ class MutateGen:
                       'gact-noopts', 'gact-noparms', 'gact-shortparms',
                       'badverdict', 'longkind', 'second-bad', 'random',
                       'random', 'unknownkind'))
-        gact_ok = nla(1, b'gact\0') + nla(0x8002, nla(2, struct.pack(
-            '<IIiii', 0, 0, 2, 0, 0)))
         if c == 'empty':
             return b'', []
         if c == 'ignored':
@@ -675,7 +676,7 @@ class MutateGen:
                                 self.garbage(r.randrange(8)))
                             for _ in range(r.randrange(1, 4))), []
         if c == 'noprio1':
-            return nla(r.randrange(2, 33), gact_ok), []
+            return gact(2, order=r.randrange(2, 33), nested=False), []
         if c == 'nokind':
             inner = b''.join(nla(r.choice((3, 5, 8, 9)),
                                  self.garbage(r.randrange(12)))
@@ -691,14 +692,13 @@ class MutateGen:
                 2, self.garbage(r.randrange(0, 20))))), bad
         if c == 'badverdict':
             v = r.choice((9, 100, 0x7FFFFFFF, 0x30000000))
-            return nla(1, nla(1, b'gact\0') + nla(0x8002, nla(
-                2, struct.pack('<IIiii', 0, 0, v, 0, 0)))), \
+            return gact(v, nested=False), \
                 Err(errno.EINVAL, 'invalid control action')
         if c == 'longkind':
             return nla(1, nla(1, b'g' * r.randrange(16, 40) + b'\0')), \
                 Err(errno.EINVAL, 'TC action name too long')
         if c == 'second-bad':
-            return nla(1, gact_ok) + nla(2, nla(3, self.garbage(4))), \
+            return gact(2, nested=False) + nla(2, nla(3, self.garbage(4))), \
                 Err(errno.EINVAL, 'TC action kind must be specified')
         if c == 'unknownkind' and r.random() < 0.15:
             # request_module("act_nosuch") runs modprobe: keep it rare

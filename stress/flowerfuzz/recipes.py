@@ -5,9 +5,10 @@ recipes, and the recipes of each kind of filter.
 
 import struct
 
-from stress.nlsock import (encode, NLM_F_ACK, NLM_F_REQUEST, RTM_DELTFILTER,
-                           RTM_GETTFILTER, RTM_NEWTFILTER, TC_H_INGRESS,
-                           flowernl)
+from flower import uapi
+from flower.nl import (NLM_F_ACK, NLM_F_REQUEST, RTM_DELTFILTER,
+                       RTM_GETTFILTER, RTM_NEWTFILTER, TC_H_INGRESS, nla,
+                       tfilter)
 
 from stress.flowerfuzz.attrs import (CT_EST, CT_FLAGS, CT_INV, CT_NEW, CT_REL,
                                      CT_RPL, CT_TRK, ENC_OPTS_MAX, ETH_P,
@@ -16,7 +17,8 @@ from stress.flowerfuzz.attrs import (CT_EST, CT_FLAGS, CT_INV, CT_NEW, CT_REL,
                                      MPLS_LSE, MPLS_LSES, NLA_F_NESTED,
                                      PPP_CARRIED, SHARED_ACT, TUN_OPT_KINDS,
                                      TYPE_MASK, T_ACT, T_FLAGS, VLAN_TPIDS,
-                                     geneve_opt, nla, typed_acts, u32le)
+                                     acts_payload, enc, geneve_opt, typed,
+                                     u32le)
 from stress.flowerfuzz.model_keys import ct_state_error
 
 
@@ -62,28 +64,23 @@ class Op:
     def encode(self):
         msg_type = {'new': RTM_NEWTFILTER, 'del': RTM_DELTFILTER,
                     'get': RTM_GETTFILTER}[self.what]
-        options, raw = None, set()
+        options = None
         if self.attrs is not None:
-            options = []
-            for t, data, meta in self.attrs:
-                if t == T_ACT and isinstance(meta, list) and \
-                        data is None:
-                    options.append(['TCA_FLOWER_ACT', typed_acts(meta)])
-                else:
-                    raw.add(t)
-                    options.append(['RAW_%d' % t, data])
-        return encode(msg_type, self.flags | NLM_F_REQUEST | NLM_F_ACK,
-                      self.ifindex, self.handle, self.parent, self.prio,
-                      self.proto, kind=self.kind, chain=self.chain,
-                      options=options, raw_numbers=raw,
-                      tail=self.tail if options is not None else b"")
+            options = [nla(t, acts_payload(meta))
+                       if t == T_ACT and isinstance(meta, list) and
+                       data is None else nla(t, data)
+                       for t, data, meta in self.attrs]
+        return tfilter(msg_type, self.flags | NLM_F_REQUEST | NLM_F_ACK,
+                       self.ifindex, self.handle, self.parent, self.prio,
+                       self.proto, kind=self.kind, chain=self.chain,
+                       options=options,
+                       tail=self.tail if options is not None else b'')
 
     def describe(self):
         attrs = 'none' if self.attrs is None else ' '.join(
-            '%s%s=%s' % (flowernl.NAME_BY_NUMBER.get(
-                t & TYPE_MASK, 'T%d' % (t & TYPE_MASK))[len('TCA_FLOWER_'):]
-                if (t & TYPE_MASK) in flowernl.NAME_BY_NUMBER else
-                'T%d' % (t & TYPE_MASK),
+            '%s%s=%s' % (uapi.BY_NUMBER[t & TYPE_MASK].name
+                         if (t & TYPE_MASK) in uapi.BY_NUMBER else
+                         'T%d' % (t & TYPE_MASK),
                 '|%#x' % (t & ~TYPE_MASK) if t & ~TYPE_MASK else '',
                 ('acts%s' % (meta,) if data is None else data.hex()))
             for t, data, meta in self.attrs)
@@ -116,7 +113,7 @@ class RecipeGen:
                      'ENC_UDP_DST_PORT'):
             p = r.choice(self.port_pool) if r.random() < 0.5 else \
                 r.randrange(65536)
-            return struct.pack('>H', p)
+            return enc(vname, p)
         if ln >= 4 and r.random() < 0.3:
             return r.choice(self.addr_pool)[:ln]
         if ln == 1 and r.random() < 0.5:
@@ -168,12 +165,12 @@ class RecipeGen:
                     fixed.append(('NUM_OF_VLANS', b'\1'))
                     if r.random() < 0.5:
                         tpid = r.choice((ETH_P['ip'], ETH_P['ipv6']))
-                fixed.append(('ETH_TYPE', struct.pack('>H', tpid)))
+                fixed.append(typed('ETH_TYPE', tpid))
                 if r.random() < 0.7:
-                    fixed.append(('VLAN_ID', struct.pack(
-                        '<H', r.randrange(4096))))
+                    fixed.append(typed(
+                        'VLAN_ID', r.randrange(4096)))
                 if r.random() < 0.4:
-                    fixed.append(('VLAN_PRIO', bytes([r.randrange(8)])))
+                    fixed.append(typed('VLAN_PRIO', r.randrange(8)))
                 proto = tpid
                 if r.random() < 0.4:
                     fields.append(('VLAN_ID', None, None))
@@ -182,13 +179,13 @@ class RecipeGen:
                     if not fields:
                         fields.append(self.field('ETH_DST'))
                     return Recipe(proto, fixed, fields)
-                fixed.append(('VLAN_ETH_TYPE', struct.pack('>H', et)))
+                fixed.append(typed('VLAN_ETH_TYPE', et))
             else:
-                fixed.append(('ETH_TYPE', struct.pack('>H', et)))
+                fixed.append(typed('ETH_TYPE', et))
                 proto = et
             l4 = r.choice((None, 6, 17, 132, 58 if v6 else 1))
             if l4 is not None:
-                fixed.append(('IP_PROTO', bytes([l4])))
+                fixed.append(typed('IP_PROTO', l4))
             a = 'IPV6' if v6 else 'IPV4'
             for d in ('SRC', 'DST'):
                 if r.random() < 0.5:
@@ -216,7 +213,7 @@ class RecipeGen:
                         fields.append(self.field('%s_%s' % (pre, d)))
         elif fam == 'arp':
             et = r.choice((ETH_P['arp'], ETH_P['arp'], ETH_P['rarp']))
-            fixed.append(('ETH_TYPE', struct.pack('>H', et)))
+            fixed.append(typed('ETH_TYPE', et))
             proto = et
             for k in ('ARP_OP', 'ARP_SIP', 'ARP_TIP', 'ARP_SHA', 'ARP_THA'):
                 if r.random() < 0.4:
@@ -224,7 +221,7 @@ class RecipeGen:
         elif fam == 'eth':
             if r.random() < 0.5:
                 et = r.choice((ETH_P['lldp'], ETH_P['mpls_uc'], 0x9000))
-                fixed.append(('ETH_TYPE', struct.pack('>H', et)))
+                fixed.append(typed('ETH_TYPE', et))
                 proto = et
             for k in ('ETH_DST', 'ETH_SRC'):
                 if r.random() < 0.7:
@@ -232,7 +229,7 @@ class RecipeGen:
             if r.random() < 0.1:
                 fields.append(self.ip_flags_field())
             if r.random() < 0.1:
-                fixed.append(('NUM_OF_VLANS', bytes([r.choice((0, 0, 3))])))
+                fixed.append(typed('NUM_OF_VLANS', r.choice((0, 0, 3))))
         self.meta_fields(fields)
         if not fields and r.random() < 0.9:
             # something that varies, or every filter has the same key
@@ -285,33 +282,33 @@ class RecipeGen:
         ethertype, or none at all) and cvlan_ethtype with its keys."""
         r = self.rng
         n = r.choice((1, 1, 1, 2, 2, 3))
-        fixed, fields = [('NUM_OF_VLANS', bytes([n]))], []
+        fixed, fields = [typed('NUM_OF_VLANS', n)], []
         if r.random() < 0.5:
-            fixed.append(('VLAN_PRIO', bytes([r.randrange(8)])))
+            fixed.append(typed('VLAN_PRIO', r.randrange(8)))
         if r.random() < 0.4:
             fields.append(('VLAN_ID', None, None))
         elif r.random() < 0.3:
-            fixed.append(('VLAN_ID', struct.pack('<H', r.randrange(4096))))
+            fixed.append(typed('VLAN_ID', r.randrange(4096)))
         inner = r.choice((None, ETH_P['ip'], ETH_P['ip'], ETH_P['ipv6'],
                           ETH_P['mpls_uc'], ETH_P['ppp_ses']))
         if n == 1:
             if inner is not None:
-                fixed.append(('VLAN_ETH_TYPE', struct.pack('>H', inner)))
+                fixed.append(typed('VLAN_ETH_TYPE', inner))
         else:
             if r.random() < 0.6:
-                fixed.append(('VLAN_ETH_TYPE', struct.pack('>H', r.choice(
-                    VLAN_TPIDS + (ETH_P['ip'], 0x9100)))))
+                fixed.append(typed('VLAN_ETH_TYPE', r.choice(
+                    VLAN_TPIDS + (ETH_P['ip'], 0x9100))))
             if r.random() < 0.5:
-                fixed.append(('CVLAN_PRIO', bytes([r.randrange(8)])))
+                fixed.append(typed('CVLAN_PRIO', r.randrange(8)))
             if r.random() < 0.5:
                 fields.append(('CVLAN_ID', None, None))
             if inner is not None:
-                fixed.append(('CVLAN_ETH_TYPE', struct.pack('>H', inner)))
+                fixed.append(typed('CVLAN_ETH_TYPE', inner))
         if inner == ETH_P['ppp_ses']:
             self.ppp_part(fixed, fields)
         elif inner is not None:
             if inner == ETH_P['ip'] and r.random() < 0.3:
-                fixed.append(('IP_PROTO', bytes([17])))
+                fixed.append(typed('IP_PROTO', 17))
                 fields.append(self.field('UDP_DST'))
             self.inner_fields(fixed, fields, inner)
         if not fields:
@@ -340,11 +337,11 @@ class RecipeGen:
         MPLS) and that protocol's keys."""
         r = self.rng
         tpid = r.choice(VLAN_TPIDS)
-        fixed, fields = [('ETH_TYPE', struct.pack('>H', tpid))], []
+        fixed, fields = [typed('ETH_TYPE', tpid)], []
         if r.random() < 0.7:
-            fixed.append(('VLAN_ID', struct.pack('<H', r.randrange(4096))))
+            fixed.append(typed('VLAN_ID', r.randrange(4096)))
         if r.random() < 0.3:
-            fixed.append(('VLAN_PRIO', bytes([r.randrange(8)])))
+            fixed.append(typed('VLAN_PRIO', r.randrange(8)))
         if r.random() < 0.25:
             fixed.append(('NUM_OF_VLANS', b'\2'))
             inner_tpid = r.choice((ETH_P['ip'], ETH_P['ipv6'], 0x9100,
@@ -352,19 +349,19 @@ class RecipeGen:
         else:
             inner_tpid = r.choice(VLAN_TPIDS)
             if r.random() < 0.2:
-                fixed.append(('NUM_OF_VLANS', bytes([r.choice((0, 1, 3))])))
-        fixed.append(('VLAN_ETH_TYPE', struct.pack('>H', inner_tpid)))
+                fixed.append(typed('NUM_OF_VLANS', r.choice((0, 1, 3))))
+        fixed.append(typed('VLAN_ETH_TYPE', inner_tpid))
         if r.random() < 0.6:
-            fixed.append(('CVLAN_ID', struct.pack('<H', r.randrange(4096))))
+            fixed.append(typed('CVLAN_ID', r.randrange(4096)))
         if r.random() < 0.3:
-            fixed.append(('CVLAN_PRIO', bytes([r.randrange(8)])))
+            fixed.append(typed('CVLAN_PRIO', r.randrange(8)))
         if r.random() < 0.4:
             fields.append(('CVLAN_ID', None, None))
         x = r.random()
         if x < 0.75:
             et = r.choice((ETH_P['ip'], ETH_P['ip'], ETH_P['ipv6'],
                            ETH_P['mpls_uc'], ETH_P['ppp_ses']))
-            fixed.append(('CVLAN_ETH_TYPE', struct.pack('>H', et)))
+            fixed.append(typed('CVLAN_ETH_TYPE', et))
             if et == ETH_P['ppp_ses']:
                 self.ppp_part(fixed, fields)
             else:
@@ -379,7 +376,7 @@ class RecipeGen:
         pp = r.choice((None, 0x21, 0x21, 0x57, 0x281, 0x283,
                        r.randrange(65536)))
         if pp is not None:
-            fixed.append(('PPP_PROTO', struct.pack('>H', pp)))
+            fixed.append(typed('PPP_PROTO', pp))
         if r.random() < 0.8:
             fields.append(('PPPOE_SID', None, None))
         if pp in PPP_CARRIED:
@@ -391,15 +388,13 @@ class RecipeGen:
         fixed, fields = [], []
         if r.random() < 0.3:            # behind a tag
             proto = r.choice(VLAN_TPIDS)
-            fixed.append(('ETH_TYPE', struct.pack('>H', proto)))
+            fixed.append(typed('ETH_TYPE', proto))
             if r.random() < 0.7:
-                fixed.append(('VLAN_ID', struct.pack('<H',
-                                                     r.randrange(4096))))
-            fixed.append(('VLAN_ETH_TYPE', struct.pack('>H',
-                                                       ETH_P['ppp_ses'])))
+                fixed.append(typed('VLAN_ID', r.randrange(4096)))
+            fixed.append(typed('VLAN_ETH_TYPE', ETH_P['ppp_ses']))
         else:
             proto = ETH_P['ppp_ses']
-            fixed.append(('ETH_TYPE', struct.pack('>H', proto)))
+            fixed.append(typed('ETH_TYPE', proto))
         self.ppp_part(fixed, fields)
         return Recipe(proto, fixed, fields)
     def recipe_mpls(self):
@@ -408,11 +403,11 @@ class RecipeGen:
         fixed = []
         if r.random() < 0.2:            # behind a tag
             proto = r.choice(VLAN_TPIDS)
-            fixed += [('ETH_TYPE', struct.pack('>H', proto)),
-                      ('VLAN_ETH_TYPE', struct.pack('>H', et))]
+            fixed += [typed('ETH_TYPE', proto),
+                      typed('VLAN_ETH_TYPE', et)]
         else:
             proto = et
-            fixed.append(('ETH_TYPE', struct.pack('>H', et)))
+            fixed.append(typed('ETH_TYPE', et))
         fields = self.mpls_fields()
         if r.random() < 0.3:
             fields.append(self.field(r.choice(('ETH_DST', 'ETH_SRC'))))
@@ -435,7 +430,7 @@ class RecipeGen:
         """A value of an entry's field, in range (bytes as sent)."""
         r = self.rng
         if name == 'LABEL':
-            return struct.pack('<I', r.choice((0, 3, 16, 0xFFFFF,
+            return enc('MPLS_LABEL', r.choice((0, 3, 16, 0xFFFFF,
                                                r.randrange(1 << 20))))
         return bytes([r.randrange(LSE_FIELD[name][2] + 1)])
     def mpls_lse(self, depth, names, nested=True):
@@ -450,8 +445,8 @@ class RecipeGen:
         r = self.rng
         v6 = r.random() < 0.4
         et = ETH_P['ipv6' if v6 else 'ip']
-        fixed = [('ETH_TYPE', struct.pack('>H', et)),
-                 ('IP_PROTO', bytes([IPPROTO_L2TP]))]
+        fixed = [typed('ETH_TYPE', et),
+                 typed('IP_PROTO', IPPROTO_L2TP)]
         fields = [('L2TPV3_SID', None, None)]
         self.addr_fields(fields, v6)
         return Recipe(et, fixed, fields)

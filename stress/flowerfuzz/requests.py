@@ -3,16 +3,14 @@
 get.
 """
 
-import struct
-
-from stress.nlsock import NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE
+from flower.nl import NLM_F_CREATE, NLM_F_EXCL, NLM_F_REPLACE
 
 from stress.flowerfuzz.attrs import (A, ETH_P, ETH_P_ALL, INT_MAX, KEY_BY_VAL,
                                      SHARED_ACT, TC_ACT_EXT_VAL_MASK, T_ACT,
                                      T_CLASSID, T_CT_STATE, T_ENC_OPTS,
                                      T_ENC_OPTS_MASK, T_FLAGS, T_IP_FLAGS,
                                      T_IP_FLAGS_MASK, T_MPLS_OPTS,
-                                     VALID_VERDICTS, geneve_opt)
+                                     VALID_VERDICTS, enc, geneve_opt)
 from stress.flowerfuzz.compare import dumped_request
 from stress.flowerfuzz.recipes import Op
 
@@ -30,7 +28,7 @@ class RequestGen:
         implicit = recipe.proto != ETH_P_ALL and r.random() < 0.05
         for name, data in recipe.fixed:
             if implicit and name == 'ETH_TYPE' and \
-                    data == struct.pack('>H', recipe.proto):
+                    data == enc('ETH_TYPE', recipe.proto):
                 continue
             out.append((A[name] if name in A else A['KEY_' + name], data,
                         None))
@@ -38,13 +36,13 @@ class RequestGen:
             if vname in ('VLAN_ID', 'CVLAN_ID'):    # varying id (exact)
                 t = A['KEY_' + vname]
                 out = [x for x in out if x[0] != t]
-                out.append((t, struct.pack('<H', self.rng.randrange(4096)),
+                out.append((t, enc(t, self.rng.randrange(4096)),
                             None))
                 continue
             if vname == 'IP_FLAGS':
                 v = r.randrange(4) & (mask if r.random() < 0.8 else 3)
-                out.append((T_IP_FLAGS, struct.pack('>I', v), None))
-                out.append((T_IP_FLAGS_MASK, struct.pack('>I', mask), None))
+                out.append((T_IP_FLAGS, enc(T_IP_FLAGS, v), None))
+                out.append((T_IP_FLAGS_MASK, enc(T_IP_FLAGS_MASK, mask), None))
                 continue
             if vname == 'MPLS':
                 for n in mask:
@@ -79,11 +77,11 @@ class RequestGen:
                 out.append((A['KEY_PORT_%s_MAX' % mask], hi, None))
                 continue
             if vname == 'CT_STATE':
-                out.append((T_CT_STATE, struct.pack(
-                    '<H', self.ct_state_value(mask)), None))
+                out.append((T_CT_STATE, enc(
+                    T_CT_STATE, self.ct_state_value(mask)), None))
                 if mask is not None:
                     out.append((A['KEY_CT_STATE_MASK'],
-                                struct.pack('<H', mask), None))
+                                enc(A['KEY_CT_STATE_MASK'], mask), None))
                 continue
             if vname == 'CT_LABELS':
                 vlen, lmask = mask
@@ -97,22 +95,23 @@ class RequestGen:
                 out.append((A['KEY_' + mname], mask, None))
         return out
     def port_range(self):
-        """A valid port range: min < max (be16 each)."""
+        """A valid port range: min < max (the payloads of a range's
+        ends, of one type in uapi.TABLE, be16)."""
         r = self.rng
         lo = r.choice(self.port_pool) if r.random() < 0.5 else \
             r.choice((0, 1, r.randrange(65535)))
         lo = min(lo, 65534)
         hi = r.choice((lo + 1, min(65535, lo + r.randrange(1, 1000)),
                        r.randrange(lo + 1, 65536)))
-        return struct.pack('>H', lo), struct.pack('>H', hi)
+        return enc('PORT_DST_MIN', lo), enc('PORT_DST_MAX', hi)
     def extras(self, attrs):
         """CLASSID, FLAGS and actions a valid filter may carry."""
         r = self.rng
         if r.random() < 0.2:
-            attrs.append((T_CLASSID, struct.pack('<I', r.choice(
+            attrs.append((T_CLASSID, enc(T_CLASSID, r.choice(
                 (0, 1, 0x10001, r.randrange(1 << 32)))), None))
         if r.random() < 0.2:
-            attrs.append((T_FLAGS, struct.pack('<I', r.choice(
+            attrs.append((T_FLAGS, enc(T_FLAGS, r.choice(
                 (0, 1, 16, 17))), None))
         if r.random() < 0.75:
             acts = []

@@ -8,7 +8,7 @@ import subprocess
 
 from flower import uapi
 
-from stress.nlsock import walk_attrs
+from flower.nl import walk_attrs
 
 from stress.flowerfuzz.attrs import ANY, TUN_OPT_KINDS, TYPE_MASK, T_ENC_OPTS
 

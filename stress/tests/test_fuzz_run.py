@@ -10,7 +10,7 @@ import struct
 import unittest
 
 from flower.needs import MESSAGES, WARNINGS
-from stress import nlsock
+from flower import nl
 from stress.flowerfuzz import attrs, compare, model_keys, recipes, run
 from stress.flowerfuzz.attrs import A, Err, nla
 from stress.flowerfuzz.gen import Gen
@@ -33,8 +33,8 @@ class TestMasks(Base):
 
     def new(self, attrs, prio=1, proto=IP, handle=0, replace=False):
         """predict_new() of an add (or a replace of handle) -> commit."""
-        flags = nlsock.NLM_F_CREATE | (nlsock.NLM_F_REPLACE if replace else
-                                     nlsock.NLM_F_EXCL)
+        flags = nl.NLM_F_CREATE | (nl.NLM_F_REPLACE if replace else
+                                   nl.NLM_F_EXCL)
         return self.model.predict_new(recipes.Op(
             'new', ifindex=DEVS['fz0'], prio=prio, proto=proto,
             flags=flags, handle=handle, attrs=list(attrs)))
@@ -271,7 +271,7 @@ class TestAnswer(unittest.TestCase):
     """Extack messages compare exactly, not on a prefix."""
 
     def test_exact_message(self):
-        from stress.nlsock import Reply
+        from flower.nl import Reply
         want = Err(22, 'Key requires protocol ip')
         self.assertTrue(run.answer_matches(want, Reply(
             err=22, msg='Key requires protocol ip')))
@@ -374,7 +374,7 @@ class TestResync(Base):
         # src_ip under a zero mask does not dump, but sets addr_type: the
         # model's own filter (and its mask) stays
         op = recipes.Op('new', ifindex=DEVS['fz0'], prio=4, proto=IP,
-                     flags=nlsock.NLM_F_CREATE,
+                     flags=nl.NLM_F_CREATE,
                      attrs=[attr('KEY_ETH_TYPE', b'\x08\x00'),
                             attr('KEY_IPV4_SRC', b'\1\2\3\4'),
                             attr('KEY_IPV4_SRC_MASK', bytes(4)),
@@ -391,7 +391,7 @@ class TestResync(Base):
 
     def test_changed_filter_is_rebuilt_from_the_dump(self):
         op = recipes.Op('new', ifindex=DEVS['fz0'], prio=5, proto=IP,
-                     flags=nlsock.NLM_F_CREATE,
+                     flags=nl.NLM_F_CREATE,
                      attrs=[attr('KEY_ENC_OPTS', GENEVE_OPT),
                             attr('KEY_ENC_OPTS_MASK', GENEVE_ONES)])
         self.model.predict_new(op)()
