@@ -25,12 +25,12 @@ the JSON here on the host (a runner that stops early, or selects other
 cases in the guest, does not pass).  Exit status 1 if anything failed,
 else 0.  The summary gives each stage's wall time.
 
-The debug kernel, which the debug stages build for themselves, is built
-in the background from the start at nice 19 (PREBUILD_MAKE): the host stages
-before the first guest keep one core busy, and the build takes the
-other.  The gate waits for it before the first guest stage, whose
-emulated CPUs need both cores (a build beside the flower stage doubled
-its time, for nothing saved).
+The kernels and modules that later stages need (the stock modules, the
+i386 kernel of walk32, the debug kernel) are built in the background from the start, one after the other
+at nice 19 (BUILDS): the host stages and the guest stages after flower
+keep one core busy, and the build takes the other.  The gate waits for a
+build only before a stage that needs it, and stops it while the flower
+stage runs, whose emulated CPUs need both cores.
 
 usage: python3 -m tdc.gate [STAGE...]   (from the repository root;
                                           default: all; --list shows them)
@@ -46,6 +46,7 @@ if __name__ == '__main__' and not __package__:
 import collections                  # noqa: E402
 import functools                    # noqa: E402
 import re                           # noqa: E402
+import signal                       # noqa: E402
 import subprocess                   # noqa: E402
 import threading                    # noqa: E402
 import time                         # noqa: E402
@@ -151,9 +152,6 @@ STAGES = [
     # kernel-doc and i386)
     Stage('series', ['make', '--no-print-directory', 'series-gate-quick'],
           summary_line),
-    # ours on a 32-bit kernel: the filter walk ends past handle 0xffffffff
-    Stage('walk32', ['make', '--no-print-directory', 'walk32'],
-          summary_line),
     tdc_stage('flower', ['-c', 'flower', '-J', '2']),
     # a sample of the same corpus under the tdc.py that linux-source-6.1
     # ships, its own plugins, FLNL defined (make tdc61 runs every file)
@@ -181,7 +179,11 @@ STAGES = [
           summary_line),
     Stage('stress-smoke', ['make', '--no-print-directory', 'stress-smoke'],
           summary_line),
-    # builds the debug kernel (KASAN, kmemleak, lockdep) first
+    # ours on a 32-bit kernel: the filter walk ends past handle 0xffffffff
+    # (its kernel built in the background: BUILDS)
+    Stage('walk32', ['make', '--no-print-directory', 'walk32'],
+          summary_line),
+    # the debug kernel (KASAN, kmemleak, lockdep), built in the background
     Stage('stress-debug-smoke', ['make', '--no-print-directory',
                                  'stress-debug-smoke'], summary_line),
     # unlocked adds, replaces, deletes and dumps racing on one prio, on
@@ -195,58 +197,148 @@ STAGES = [
 ]
 
 
-# The kernel the debug stages need, built while the host stages run: its
-# make arguments, the stages that need it, and the stages it may run
-# beside (host work that leaves a core idle); the gate waits for it
-# before any other stage.  A failed background build fails nothing by
-# itself: the stages that need it run the same make and report.
-PREBUILD_MAKE = ['kernel', 'VARIANT=debug']
-PREBUILD_FOR = {'stress-debug-smoke', 'stress-parallel'}
-PREBUILD_BESIDE = {'unit', 'corpus', 'kernel', 'series', 'walk32'}
-PREBUILD_LOG = os.path.join(REPO, 'build', 'logs', 'gate-prebuild-debug.log')
+# The kernels and modules the later stages need, built in the background
+# from the start at nice 19: the host stages and the guest stages after
+# flower keep one core busy (one vCPU at work, or none), and a build takes
+# the other.
+# One build at a time, in this order; the gate waits for a build only
+# before a stage that needs it, and stops the build (SIGSTOP) while a
+# stage whose emulated CPUs need both cores runs (a build beside the
+# flower stage doubled its time, for nothing saved).  A failed background
+# build fails nothing by itself: the stages that need it run the same make
+# and report.
+Build = collections.namedtuple('Build', 'name make needed_by')
+BUILDS = [
+    # the stock cls_flower modules for ours' kernel (with the stock series:
+    # each patch checked as make stock-series-gate does)
+    Build('stock-next', ['stock-next-ext'], {'difftest-smoke'}),
+    Build('stock', ['stock-ext'], {'offload-smoke'}),
+    # the i386 kernel and its /init (tinyconfig)
+    Build('i386', ['walk32-kernel'], {'walk32'}),
+    # the debug kernel (KASAN, kmemleak, lockdep)
+    Build('debug', ['kernel', 'VARIANT=debug'],
+          {'stress-debug-smoke', 'stress-parallel'}),
+]
+# the stages during which the background builds are stopped
+BOTH_CORES = {'flower'}
+BUILD_LOGS = os.path.join(REPO, 'build', 'logs')
 
 
-class Prebuild(threading.Thread):
-    """PREBUILD_MAKE in the background, at nice 19, into PREBUILD_LOG."""
+class Background(threading.Thread):
+    """BUILDS, one after another, each `nice -n 19 make ARGS` in its own
+    process group (so that pause() can stop its compilers too), into
+    build/logs/gate-prebuild-NAME.log."""
 
-    def __init__(self):
+    def __init__(self, builds, command=('nice', '-n', '19', 'make',
+                                        '--no-print-directory')):
         super().__init__(daemon=True)
-        self.code = None
-        self.seconds = None
-        self.waited = None          # (seconds, the stage that waited)
+        self.builds = list(builds)
+        self.command = list(command)
+        self.done = {b.name: threading.Event() for b in self.builds}
+        self.results = {}           # name -> (exit code, wall seconds)
+        self.waited = {}            # name -> (seconds, the stage that waited)
+        self.paused = 0.0           # seconds stopped, over all builds
+        self._lock = threading.Lock()
+        self._go = threading.Event()
+        self._go.set()
+        self._proc = None
+        self._stopped_at = None
+        self._killed = False
+
+    def log(self, build):
+        return os.path.join(BUILD_LOGS, 'gate-prebuild-{}.log'.format(
+            build.name))
 
     def run(self):
-        os.makedirs(os.path.dirname(PREBUILD_LOG), exist_ok=True)
-        start = time.monotonic()
-        with open(PREBUILD_LOG, 'w') as out:
-            self.code = subprocess.call(
-                ['nice', '-n', '19', 'make', '--no-print-directory'] +
-                PREBUILD_MAKE, cwd=REPO, stdin=subprocess.DEVNULL,
-                stdout=out, stderr=subprocess.STDOUT)
-        self.seconds = time.monotonic() - start
+        os.makedirs(BUILD_LOGS, exist_ok=True)
+        for build in self.builds:
+            self._go.wait()         # not started while paused
+            start = time.monotonic()
+            with open(self.log(build), 'w') as out, self._lock:
+                if self._killed:
+                    break
+                self._proc = subprocess.Popen(
+                    self.command + build.make, cwd=REPO,
+                    stdin=subprocess.DEVNULL, stdout=out,
+                    stderr=subprocess.STDOUT, start_new_session=True)
+            code = self._proc.wait()
+            self.results[build.name] = (code, time.monotonic() - start)
+            self.done[build.name].set()
+        with self._lock:
+            self._proc = None
+        for event in self.done.values():    # killed: nobody waits on
+            event.set()
 
-    def wait(self, stage):
-        """Before `stage`: wait unless it may run beside the build."""
-        if stage.name in PREBUILD_BESIDE or not self.is_alive():
-            return
-        print('=== {}: waiting for the background debug kernel build '
-              '({})'.format(stage.name, os.path.relpath(PREBUILD_LOG, REPO)),
-              flush=True)
-        start = time.monotonic()
-        self.join()
-        self.waited = (time.monotonic() - start, stage.name)
+    def _signal(self, sig):
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def pause(self):
+        with self._lock:
+            self._go.clear()
+            self._stopped_at = time.monotonic()
+            self._signal(signal.SIGSTOP)
+
+    def resume(self):
+        with self._lock:
+            if self._stopped_at is None:
+                return
+            self._signal(signal.SIGCONT)
+            self.paused += time.monotonic() - self._stopped_at
+            self._stopped_at = None
+            self._go.set()
+
+    def kill(self):
+        """At exit: nothing keeps building after the gate."""
+        with self._lock:
+            self._killed = True
+            self._signal(signal.SIGCONT)
+            self._signal(signal.SIGTERM)
+            self._go.set()
+
+    def before(self, stage):
+        """Before `stage`: wait for the builds it needs, and stop the
+        others while it runs if it needs both cores."""
+        for build in self.builds:
+            if stage.name in build.needed_by and \
+                    not self.done[build.name].is_set() and self.is_alive():
+                print('=== {}: waiting for the background {} kernel build '
+                      '({})'.format(stage.name, build.name,
+                                    os.path.relpath(self.log(build), REPO)),
+                      flush=True)
+                start = time.monotonic()
+                self.done[build.name].wait()
+                self.waited[build.name] = (time.monotonic() - start,
+                                           stage.name)
+        if stage.name in BOTH_CORES and self.is_alive():
+            self.pause()
+
+    def after(self, stage):
+        if stage.name in BOTH_CORES:
+            self.resume()
 
     def summary(self):
-        """The summary line, or None if it never ran to its end."""
-        if self.seconds is None:
-            return None
-        line = '=== prebuild make {}: exit {} ({:.0f} s; log {})'.format(
-            ' '.join(PREBUILD_MAKE), self.code, self.seconds,
-            os.path.relpath(PREBUILD_LOG, REPO))
-        if self.waited:
-            line += ', {:.0f} s of it waited for before {}'.format(
-                *self.waited)
-        return line
+        """A line per build that ran to its end."""
+        lines = []
+        for build in self.builds:
+            if build.name not in self.results:
+                continue
+            code, seconds = self.results[build.name]
+            line = '=== prebuild {} (make {}): exit {} ({:.0f} s; log ' \
+                '{})'.format(build.name, ' '.join(build.make), code, seconds,
+                             os.path.relpath(self.log(build), REPO))
+            if build.name in self.waited:
+                line += ', {:.0f} s of it waited for before {}'.format(
+                    *self.waited[build.name])
+            lines.append(line)
+        if self.paused:
+            lines.append('=== prebuild: stopped {:.0f} s while {} ran'.format(
+                self.paused, ', '.join(sorted(BOTH_CORES))))
+        return lines
 
 
 def run_stage(stage):
@@ -295,22 +387,26 @@ def main(argv):
     verdicts = []
     gate_start = time.monotonic()
     selected = [s for s in STAGES if not argv or s.name in argv]
-    prebuild = Prebuild()
-    if PREBUILD_FOR & {s.name for s in selected}:
-        prebuild.start()
-    for stage in selected:
-        prebuild.wait(stage)
-        start = time.monotonic()
-        counts, note = run_stage(stage)
-        total = Counts(*(a + b for a, b in zip(total, counts)))
-        verdicts.append('=== {}: {} passed, {} failed, {} skipped ({}; '
-                        '{:.0f} s)'.format(stage.name, counts.passed,
-                                           counts.failed, counts.skipped,
-                                           note, time.monotonic() - start))
-    if prebuild.is_alive():
-        prebuild.join()
-    if prebuild.summary():
-        verdicts.append(prebuild.summary())
+    names = {s.name for s in selected}
+    background = Background(b for b in BUILDS if b.needed_by & names)
+    if background.builds:
+        background.start()
+    try:
+        for stage in selected:
+            background.before(stage)
+            start = time.monotonic()
+            counts, note = run_stage(stage)
+            background.after(stage)
+            total = Counts(*(a + b for a, b in zip(total, counts)))
+            verdicts.append('=== {}: {} passed, {} failed, {} skipped ({}; '
+                            '{:.0f} s)'.format(stage.name, counts.passed,
+                                               counts.failed, counts.skipped,
+                                               note, time.monotonic() - start))
+    finally:
+        if background.is_alive():
+            background.kill()
+            background.join()
+    verdicts.extend(background.summary())
     verdicts.append('=== gate: {:.0f} s'.format(time.monotonic() - gate_start))
     print('\n'.join(verdicts))
     if total.skipped:

@@ -119,6 +119,15 @@ class TestGate(unittest.TestCase):
             rows.append(line.split('|')[1].strip())
         self.assertEqual(rows, [s.name for s in gate.STAGES])
 
+    def test_readme_table_gives_each_stage_a_time(self):
+        with open(os.path.join(gate.REPO, 'README.md')) as f:
+            table = f.read().split('| stage | what it proves | time |')[1]
+        for line in table.splitlines()[2:]:
+            if not line.startswith('|'):
+                break
+            self.assertRegex(line.split('|')[-2].strip(),
+                             r'^(\d+ min )?\d+ s$', line[:30])
+
     def test_real_flower_stage_is_strict_and_complete(self):
         flower = [s for s in gate.STAGES if s.name == 'flower'][0]
         self.assertIn('--strict', flower.command)
