@@ -39,6 +39,7 @@ imports this (the generator pre-encodes each filter's attributes).
 """
 
 from flower import keys as FK
+from flower import model_attrs as MA
 from flower import uapi
 
 # TCA_FLOWER_* attribute numbers by name (KEY_ETH_DST -> 4) and back.
@@ -94,9 +95,11 @@ TUNNEL = ('enc_key_id', 'enc_ipv4_src', 'enc_ipv4_dst', 'enc_ipv6_src',
 # the conntrack keys: drawn only for the filters behind the ct action
 # (gen.py: chain 1); their packet fields are a conntrack flow frame's 'ct'
 CT = ('ct_state', 'ct_zone', 'ct_mark', 'ct_labels')
-# ct_state's flags (TCA_FLOWER_KEY_CT_FLAGS_*)
-CT_NEW, CT_EST, CT_REL, CT_TRK, CT_INV, CT_RPL = 1, 2, 4, 8, 16, 32
-CT_FLAGS = 0x3f
+# ct_state's flags (TCA_FLOWER_KEY_CT_FLAGS_*): the model's
+CT_NEW, CT_EST, CT_REL, CT_TRK, CT_INV, CT_RPL = (MA.CT_NEW, MA.CT_EST,
+                                                  MA.CT_REL, MA.CT_TRK,
+                                                  MA.CT_INV, MA.CT_RPL)
+CT_FLAGS = MA.CT_FLAGS
 
 
 def _row(name, guarded, tunnel=False, ct=False):

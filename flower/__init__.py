@@ -4,6 +4,9 @@
 uapi     attribute numbers, nested enums, protocol names (pure data)
 keys     one row per flower key, checked against cls_flower.c's fl_keys[]
 needs    what each key needs of the filter, and the kernel's messages
+model    the one model of fl_change() and fl_dump() (with model_attrs,
+         its attribute table, and model_keys, the flow key): what ours
+         answers to a request; difftest and the fuzzer generate for it
 packets  one packet description: frame bytes (build) or a scapy
          expression (scapy_expr), checked against scapy by a test
 results  the one reader of the tools' "N passed, N failed" summary line

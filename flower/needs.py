@@ -22,8 +22,8 @@ without IPv4 ones), ENC_IPV6_ADDRS / NO_ENC_IPV6_ADDRS (IPv6 tunnel
 addresses win, and IPv4 ones count only without them: stock writes them
 into the bytes the IPv6 ones share, docs/leniency.md).  The four also
 keep a dump to the family of the union the addresses share; a request
-never meets IPV4_ADDRS' or ENC_IPV6_ADDRS' message.  Each tool models
-these its own way.
+never meets IPV4_ADDRS' or ENC_IPV6_ADDRS' message.  flower/model.py
+(model_keys.need_met()) models them for every tool.
 
 WARNINGS are ours' other warnings, each on a request stock accepts
 silently, and what both kernels then do (docs/leniency.md has the table);

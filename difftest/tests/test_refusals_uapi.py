@@ -34,7 +34,9 @@ from difftest import model as M
 from difftest import refusals as R
 from difftest.filters import describe, encode_filter
 from flower import keys as FK
+from flower import model as FM
 from flower import needs, uapi
+from flower.model_attrs import Err
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -45,7 +47,7 @@ ACCEPT = dict(err=0, msg='', bits='')
 # outside what gen.py sends, so no run is wrong because of them; the test
 # below fails once the model agrees (then drop the entry).
 # requests the model has no rule for, named here until it has (none since
-# Prediction.check_policy: attributes shorter than their policy, and
+# the model's check_policy(): attributes shorter than their policy, and
 # skip_hw with skip_sw)
 MODEL_GAPS = {}
 
@@ -55,17 +57,17 @@ WRONG_MSG = 'Key requires its prerequisite'
 
 
 def install_wrong_rule():
-    """Put the wrong rule in the model and in classes.py (and compare.py's
-    copy of refusal_class); returns the function that takes it out."""
-    old = (M.PREDICT_STEPS, C.refusal_class, CMP.refusal_class)
-    rows = M.Prediction.set_key_rows
+    """Put the wrong rule in the model (flower/model.py's, the one
+    difftest/model.py asks) and in classes.py (and compare.py's copy of
+    refusal_class); returns the function that takes it out."""
+    old = (FM.Classifier.set_key_rows, C.refusal_class, CMP.refusal_class)
+    rows = old[0]
 
-    def set_key_rows(self):
-        n = len(self.warns)
-        r = rows(self)
-        if r is None and set(self.warns[n:]) & set(needs.MESSAGES.values()):
-            return M.EINVAL, WRONG_MSG
-        return r
+    def set_key_rows(self, tb, key, mask):
+        n = len(self.warnings)
+        rows(self, tb, key, mask)
+        if set(self.warnings[n:]) & set(needs.MESSAGES.values()):
+            raise Err(M.EINVAL, WRONG_MSG)
 
     def refusal_class(f, o, s, strict=False):
         if o['err'] and not s['err'] and o['msg'] == WRONG_MSG and \
@@ -73,15 +75,14 @@ def install_wrong_rule():
             return WRONG
         return old[1](f, o, s, strict)
 
-    M.PREDICT_STEPS = tuple(set_key_rows if s is rows else s
-                            for s in M.PREDICT_STEPS)
+    FM.Classifier.set_key_rows = set_key_rows
     C.DESIGN[WRONG] = ('ours refuses a key without its prerequisite',
                        'The canary\'s wrong rule: stock ignores such a key, '
                        'ours refuses it, on purpose.')
     C.refusal_class = CMP.refusal_class = refusal_class
 
     def undo():
-        M.PREDICT_STEPS, C.refusal_class, CMP.refusal_class = old
+        FM.Classifier.set_key_rows, C.refusal_class, CMP.refusal_class = old
         C.DESIGN.pop(WRONG, None)
     return undo
 

@@ -13,7 +13,7 @@ from stress.flowerfuzz.attrs import (CVLAN_ATTRS, ETH_P_ALL, Err, NOT_IN_HW,
                                      SHARED_ACT, TYPE_MASK, T_ACT, T_ETH_TYPE,
                                      T_FLAGS, T_IN_HW_COUNT, T_NUM_OF_VLANS,
                                      VLAN_ATTRS, VLAN_TPIDS, u32le)
-from stress.flowerfuzz.model_keys import Tp, canon, masked
+from flower.model_keys import Tp, canon, masked
 
 
 class Stock:

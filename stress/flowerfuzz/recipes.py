@@ -19,7 +19,7 @@ from stress.flowerfuzz.attrs import (CT_EST, CT_FLAGS, CT_INV, CT_NEW, CT_REL,
                                      TYPE_MASK, T_ACT, T_FLAGS, VLAN_TPIDS,
                                      acts_payload, enc, geneve_opt, typed,
                                      u32le)
-from stress.flowerfuzz.model_keys import ct_state_error
+from flower.model_keys import ct_state_error
 
 
 class Op:

@@ -5,7 +5,8 @@ builders and a Base test case with a fresh Model (no tests of its own)."""
 import struct
 import unittest
 
-from stress.flowerfuzz import attrs, model_keys
+from flower import model_keys
+from stress.flowerfuzz import attrs
 from stress.flowerfuzz.attrs import A, Err, nla
 from stress.flowerfuzz.model import Model
 

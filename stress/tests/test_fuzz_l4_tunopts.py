@@ -9,7 +9,8 @@ import random
 import struct
 
 from flower.needs import MESSAGES, WARNINGS
-from stress.flowerfuzz import compare, model_keys, run
+from flower import model_keys
+from stress.flowerfuzz import compare, run
 from stress.flowerfuzz.attrs import A, ERSPAN, Err, GTP, VXLAN, nla
 from stress.flowerfuzz.gen import Gen
 from stress.flowerfuzz.model import Model

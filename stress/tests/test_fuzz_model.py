@@ -9,7 +9,7 @@ plus the ETH_TYPE 0800 that the tests' requests get when they have none
 import struct
 
 from flower.needs import MESSAGES, WARNINGS
-from stress.flowerfuzz import model_keys
+from flower import model_keys
 from stress.flowerfuzz.attrs import nla
 from stress.tests.fuzz_helpers import (F, GENEVE_ONES, GENEVE_OPT, IP, IPV6,
                                        LSE, MPLS_UC, PPP_SES, QINQ, VLAN, attr,

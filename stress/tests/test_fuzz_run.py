@@ -10,8 +10,8 @@ import struct
 import unittest
 
 from flower.needs import MESSAGES, WARNINGS
-from flower import nl
-from stress.flowerfuzz import attrs, compare, model_keys, recipes, run
+from flower import model_keys, nl
+from stress.flowerfuzz import attrs, compare, recipes, run
 from stress.flowerfuzz.attrs import A, Err, nla
 from stress.flowerfuzz.gen import Gen
 from stress.flowerfuzz.model import Model

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""stress.flowerfuzz.model_keys - the model's flow keys: masks, needs, the
+"""flower.model_keys - the model's flow keys: masks, needs, the
 policies of the nested attributes, and what a dump holds for them.
 """
 
@@ -8,22 +8,20 @@ import errno
 import struct
 
 from flower import needs
-from flower.nl import walk_attrs
+from flower.nl import nla, walk_attrs
 
-from stress.flowerfuzz.attrs import (A, CT_EST, CT_FLAGS, CT_INV, CT_NEW,
-                                     CT_RPL, CT_TRK, ENC_ADDR_V4, ENC_ADDR_V6,
-                                     ENC_OPTS_MAX, Err, GENEVE, G_CLASS,
-                                     G_DATA, G_TYPE, LSE_ATTR, LSE_FIELD,
-                                     LSE_LEN, LSE_MAX, MEMBERS, MPLS_FIELDS,
-                                     MPLS_LSE, MPLS_LSES, MPLS_RANGE_MSG,
-                                     MPLS_USED, NLA_F_NESTED, TYPE_MASK,
-                                     T_CVLAN_ETH_TYPE, T_CVLAN_ID,
-                                     T_CVLAN_PRIO, T_ETH_TYPE, T_IP_FLAGS,
-                                     T_IP_FLAGS_MASK, T_MPLS, T_MPLS_OPTS,
-                                     T_NUM_OF_VLANS, T_PPP_PROTO,
-                                     T_VLAN_ETH_TYPE, T_VLAN_ID, T_VLAN_PRIO,
-                                     TUN_OPT_KINDS, VLAN_TPIDS,
-                                     VXLAN_GBP_MASK, be16, nla, u16le, u32le)
+from flower.model_attrs import (A, CT_EST, CT_INV, CT_NEW, CT_RPL, CT_TRK,
+                                ENC_ADDR_V4, ENC_ADDR_V6, ENC_OPTS_MAX, Err,
+                                GENEVE, G_CLASS, G_DATA, G_TYPE, LSE_ATTR,
+                                LSE_FIELD, LSE_LEN, LSE_MAX, MEMBERS,
+                                MPLS_FIELDS, MPLS_LSE, MPLS_LSES,
+                                MPLS_RANGE_MSG, MPLS_USED, NLA_F_NESTED,
+                                TYPE_MASK, T_CVLAN_ETH_TYPE, T_CVLAN_ID,
+                                T_CVLAN_PRIO, T_ETH_TYPE, T_IP_FLAGS,
+                                T_IP_FLAGS_MASK, T_MPLS, T_MPLS_OPTS,
+                                T_NUM_OF_VLANS, T_PPP_PROTO, T_VLAN_ETH_TYPE,
+                                T_VLAN_ID, T_VLAN_PRIO, TUN_OPT_KINDS,
+                                VLAN_TPIDS, VXLAN_GBP_MASK, be16, u16le, u32le)
 
 
 def new_key():
