@@ -154,28 +154,8 @@ class Run:
                                              len(after))
 
     def pick_op(self):
-        """The next request: mostly adds, replaces, broken requests and
-        deletes (deletes above --max-filters)."""
-        gen = self.gen
-        x = self.rng.random()
-        if self.model.nfilters() > self.a.max_filters:
-            x = 0.55 + 0.1 * x        # delete
-        if x < 0.30:
-            op = gen.valid_add()
-        elif x < 0.40:
-            op = gen.replace()
-        elif x < 0.43:
-            op = gen.replace(change=True)
-        elif x < 0.55:
-            op = gen.invalid() if x < 0.47 else gen.valid_add()
-        elif x < 0.67:
-            op = gen.delete()
-        elif x < 0.69:
-            op = gen.get()
-        else:
-            op = gen.invalid()
-        op.sanitize()
-        return op
+        """The next request (Gen.next_op())."""
+        return self.gen.next_op(self.a.max_filters)
 
     def predict(self, op):
         """(commit or None, the predicted Err or None for an ack)."""

@@ -6,7 +6,7 @@ written by the two models before, and the one model must give them all):
   difftest   every filter of difftest/gen.py's batches for SEEDS (with
              and without --cover): refusal, warnings, applied keys
   refusals   every request of difftest/refusals.json, the same
-  fuzz       FUZZ_COUNT requests of stress/fuzz.py's loop (its pick_op()
+  fuzz       FUZZ_COUNT requests of stress/fuzz.py's loop (Gen.next_op(), its
              mix, offline) for each of FUZZ_SEEDS: the predicted errno
              and extack, or the ack's warning; and every DUMP_EVERY
              requests a digest of the dump the model expects
@@ -54,29 +54,6 @@ def refusal_pins():
     return out
 
 
-def pick_op(rng, gen, model):
-    """stress/fuzz.py's Run.pick_op()."""
-    x = rng.random()
-    if model.nfilters() > MAX_FILTERS:
-        x = 0.55 + 0.1 * x
-    if x < 0.30:
-        op = gen.valid_add()
-    elif x < 0.40:
-        op = gen.replace()
-    elif x < 0.43:
-        op = gen.replace(change=True)
-    elif x < 0.55:
-        op = gen.invalid() if x < 0.47 else gen.valid_add()
-    elif x < 0.67:
-        op = gen.delete()
-    elif x < 0.69:
-        op = gen.get()
-    else:
-        op = gen.invalid()
-    op.sanitize()
-    return op
-
-
 def dump_digest(model):
     h = hashlib.sha256()
     for key in sorted(model.tps):
@@ -100,7 +77,7 @@ def fuzz_pins():
         model = Model(devs)
         gen = Gen(rng, model, devs['fz0'])
         for i in range(FUZZ_COUNT):
-            op = pick_op(rng, gen, model)
+            op = gen.next_op(MAX_FILTERS)
             op.encode()
             try:
                 commit = getattr(model, 'predict_' + op.what)(op)

@@ -19,3 +19,26 @@ class Gen(RecipeGen, RequestGen, MutateGen):
             [80, 443, 4789, 6081]
         self.addr_pool = [bytes(rng.randrange(256) for _ in range(16))
                           for _ in range(6)]
+
+    def next_op(self, max_filters):
+        """The fuzzer's next request: mostly adds, replaces, broken
+        requests and deletes (deletes only, above max_filters)."""
+        x = self.rng.random()
+        if self.model.nfilters() > max_filters:
+            x = 0.55 + 0.1 * x        # delete
+        if x < 0.30:
+            op = self.valid_add()
+        elif x < 0.40:
+            op = self.replace()
+        elif x < 0.43:
+            op = self.replace(change=True)
+        elif x < 0.55:
+            op = self.invalid() if x < 0.47 else self.valid_add()
+        elif x < 0.67:
+            op = self.delete()
+        elif x < 0.69:
+            op = self.get()
+        else:
+            op = self.invalid()
+        op.sanitize()
+        return op
