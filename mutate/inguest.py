@@ -9,7 +9,8 @@ oracles in order and stop at the first failure, check the module is still
 the mutant (nothing reloaded ours behind our back), rmmod.  DIR/<ID>.start
 is written before, DIR/<ID>.json after: a start without a result tells the
 host the guest died on that mutant.  A kernel splat (guest/run's pattern,
-read from dmesg) fails the oracle that was running.  After a splat, a
+read from dmesg) fails the oracle that was running.  DIR/<ID>.start holds the name of the oracle running (the host's
+"crash" names it).  After a splat, a
 failed rmmod or an oracle timeout the kernel is not trusted for the next
 mutant: exit 99, the host starts a new guest for the rest.
 """
@@ -33,6 +34,11 @@ from flower.results import summary_line  # noqa: E402
 PY = '/usr/bin/python3'
 FWD = os.path.join(REPO, 'build/src/pristine/tools/testing/selftests/net/forwarding')
 DT = os.path.join(REPO, 'build/mutate/difftest')
+# the gate profile's difftest (mutate.run --oracles gate): the batch of
+# make difftest-smoke and stock-next's verdicts on it (mutate.run
+# gate_difftest_ref())
+DT_GATE = os.path.join(REPO, 'build/mutate/gate/difftest')
+DT_GATE_MIN_VERDICTS = 10000    # difftest.mk's DT_SMOKE_MIN_VERDICTS
 RESTART = 99
 
 
@@ -89,6 +95,20 @@ def difftest_ok(rc, out, ref_path, got_path):
         len(b['filters']) for b in ref['batches'])
 
 
+def compare_ok(rc, out):
+    """difftest/compare.py --final against stock-next (strict mode), as
+    make difftest-smoke DT_STOCK=stock-next judges: exit 0 and a last
+    line "N passed, 0 failed"."""
+    last = [ln for ln in out.splitlines() if re.match(r'^\d+ passed, \d+ failed$', ln)]
+    fails = [ln for ln in out.splitlines()
+             if ln.startswith(('divergence [', 'difftest: FAIL'))]
+    if rc or not last or not last[-1].endswith(' 0 failed'):
+        return False, 'difftest vs stock-next: exit %d, %s%s' % (
+            rc, last[-1] if last else 'no summary',
+            ': ' + fails[0][:200] if fails else '')
+    return True, 'difftest vs stock-next: ' + last[-1]
+
+
 def debug_ok(rc, out):
     """leakcheck.py found no leak, then the packet cases passed; rc and
     out are those of the last command run (run_oracle stops at the first
@@ -123,6 +143,7 @@ def oracles(out_dir, mid, exclude=()):
     """{name: ([command...], judge, seconds)}; exclude: case ids the tdc
     oracles leave out (they fail on the unmutated source too)."""
     dt_out = os.path.join(out_dir, '%s-difftest.json' % mid)
+    dtg_out = os.path.join(out_dir, '%s-difftest-gate.json' % mid)
     # the packet cases have passed by then: the corpus oracle runs the rest
     packets, rest = case_files()
     x = ['--exclude'] + list(exclude) if exclude else []
@@ -139,6 +160,17 @@ def oracles(out_dir, mid, exclude=()):
                      lambda rc, out: difftest_ok(rc, out, DT + '/smoke1-ours.json', dt_out),
                      # 5-10 s when it works: a stuck runner is a hung kernel
                      120),
+        # the gate profile (mutate.run --oracles gate): the mutant as ours
+        # against stock-next, judged by difftest/compare.py's classes in
+        # strict mode, exactly as the gate's make difftest-smoke
+        # DT_STOCK=stock-next (no shrink pass: it only makes reproducers)
+        'difftest-gate': ([[PY, '-m', 'difftest.runner', '--rounds-k', '4',
+                            DT_GATE + '/smoke.json', dtg_out],
+                           [PY, '-m', 'difftest.compare', '--cases', DT_GATE + '/smoke.json',
+                            '--ours', dtg_out, '--stock', DT_GATE + '/smoke-stock-next.json',
+                            '--stock-name', 'stock-next', '--cover', '--final',
+                            '--min-verdicts', str(DT_GATE_MIN_VERDICTS)]],
+                          compare_ok, 600),
         'selftests': ([['bash', 'selftests/in-guest', FWD, 'tc_flower.sh']],
                       selftests_ok, 900),
         'corpus': ([[PY, '-m', 'tdc.tdc', '-J', '2', '-c', 'flower'] + x + ['-f'] + rest],
@@ -227,7 +259,7 @@ def run_oracle(name, spec):
             'why': why, 'tail': '' if ok else out[-1500:]}
 
 
-def one(mid, mods, out_dir, order, exclude=()):
+def one(mid, mods, out_dir, order, exclude=(), mark=None):
     res = {'id': mid, 'oracles': [], 'verdict': 'survived', 'killer': None,
            'order': order}
     ko = os.path.join(mods, mid, 'cls_flower.ko')
@@ -245,10 +277,13 @@ def one(mid, mods, out_dir, order, exclude=()):
     specs = oracles(out_dir, mid, exclude)
     restart = False
     for name in order:
+        if mark:
+            mark(name)      # the host's crash names the oracle running
         r = run_oracle(name, specs[name])
         sp = splats()
         if sp:
-            r.update(ok=False, why='kernel splat: ' + sp[0][:200])
+            r.update(ok=False, why='kernel splat: ' + sp[0][:200],
+                     splat=[ln[:200] for ln in sp[:8]])
             restart = True
         if srcversion() != want:
             r.update(ok=False, why='cls_flower is no longer the mutant (%s)' % srcversion())
@@ -282,12 +317,18 @@ def main():
     ap.add_argument('ids', nargs='+')
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    order = a.oracles.split(',')
+    # empty: insmod and rmmod only (a confirmation of an insmod kill)
+    order = [o for o in a.oracles.split(',') if o]
     for mid in a.ids:
-        open(os.path.join(a.out, mid + '.start'), 'w').close()
+        start = os.path.join(a.out, mid + '.start')
+        open(start, 'w').close()
+
+        def mark(name, start=start):
+            with open(start, 'w') as f:
+                f.write(name + '\n')
         t0 = time.time()
         res, restart = one(mid, a.mods, a.out, order,
-                           [i for i in a.exclude.split(',') if i])
+                           [i for i in a.exclude.split(',') if i], mark)
         res['seconds'] = round(time.time() - t0, 1)
         with open(os.path.join(a.out, mid + '.json'), 'w') as f:
             json.dump(res, f, indent=1)

@@ -12,7 +12,21 @@
 #   make mutate-sample        gate stage: 3 fixed mutants of HEAD must be
 #                             killed and the unmutated source must survive,
 #                             on three packet case files (oracle
-#                             packets-sample), one boot
+#                             packets-sample), one boot, and a second
+#                             for the confirmations (each kill again)
+#   make mutate-gate          the gate's score: every mutant the campaign
+#                             killed again through the gate's own oracles
+#                             (difftest against stock-next as
+#                             difftest-smoke DT_STOCK=stock-next judges,
+#                             packets, selftests, corpus; m0000 first),
+#                             results in build/mutate/gate/results;
+#                             MUTATE_LIMIT=M, MUTATE_FROM="DIR..." (the
+#                             campaign's result dirs), DT_SEED=N
+#
+# Every kill is confirmed: the oracle that failed runs again in a fresh
+# guest, and m0000, first in every run, must pass every oracle (the run
+# aborts otherwise).  Timeouts, stalls, deaths without a splat are
+# inconclusive (mutate/README.md).
 #
 # The difftest oracle compares each mutant's verdict matrix on the smoke
 # batch with the unmutated module's (build/mutate/difftest/smoke1.json and
@@ -22,8 +36,9 @@
 SHARD          ?= 1/1
 MUTATE_LIMIT   ?=
 MUTATE_RESULTS ?= $(BUILD)/mutate/sample/results $(BUILD)/mutate/results
+MUTATE_FROM    ?=
 
-.PHONY: mutate mutate-debug mutate-report mutate-sample
+.PHONY: mutate mutate-debug mutate-report mutate-sample mutate-gate
 
 mutate:
 	@$(MAKE) --no-print-directory guest
@@ -40,3 +55,11 @@ mutate-report:
 mutate-sample:
 	@$(MAKE) --no-print-directory guest
 	cd $(REPO) && $(PYTHON) -m mutate.run --sample
+
+# DT_SMOKE_SEED (difftest/difftest.mk): today's date, or DT_SEED=N given
+mutate-gate:
+	@$(MAKE) --no-print-directory guest
+	@$(MAKE) --no-print-directory stock-next-ext
+	cd $(REPO) && $(PYTHON) -m mutate.run --oracles gate --dt-seed $(DT_SMOKE_SEED) \
+		$(if $(MUTATE_LIMIT),--limit $(MUTATE_LIMIT)) \
+		$(if $(MUTATE_FROM),--from $(MUTATE_FROM))

@@ -17,6 +17,10 @@ import os
 import sys
 
 ORACLES = ['difftest', 'packets', 'selftests', 'corpus']
+# mutate.run --oracles gate: the gate's own oracles (difftest-gate: the
+# mutant against stock-next through difftest/compare.py's classes, as the
+# gate's make difftest-smoke DT_STOCK=stock-next judges)
+GATE_ORACLES = ['difftest-gate', 'packets', 'selftests', 'corpus']
 OTHER_KILLERS = ['debug', 'insmod', 'rmmod', 'crash']
 
 
@@ -57,12 +61,98 @@ def load_notes(path, commit):
 def partial(r):
     """A mutant that passed a run with only some of the oracles: not a
     survivor (the others might kill it), not killed."""
-    return r['verdict'] == 'survived' and r.get('order', ORACLES) != ORACLES
+    return r['verdict'] == 'survived' and r.get('order', ORACLES) not in (
+        ORACLES, GATE_ORACLES)
+
+
+def score(plan, got, equivalent, rerun=None):
+    """{killed, confirmed, inconclusive, survived, not run, out of,
+    measured}: a score over the non-equivalent mutants that were born
+    (stillborn and equivalent ones out).  killed: a first failure
+    (confirmed or not); confirmed: killed, and the same oracle failed it
+    again while m0000 passed it in the same run (mutate.run.confirm());
+    inconclusive: a timeout, a stall, a death without a splat.  rerun:
+    the gate's score, whose results (got) cover only the mutants the
+    campaign killed (rerun: the campaign's results): a campaign survivor
+    counts as surviving, a campaign kill with no gate result as not run.
+    measured: the commits whose oracles judged (the results' 'measured')."""
+    s = {'killed': 0, 'confirmed': 0, 'inconclusive': 0, 'survived': 0,
+         'not run': 0, 'out of': 0}
+    measured = set()
+    for m in plan['mutants']:
+        i = m['id']
+        base = rerun.get(i) if rerun is not None else got.get(i)
+        if base is None or base['verdict'] == 'stillborn' or partial(base):
+            continue
+        if base['verdict'] == 'survived' and i in equivalent:
+            continue
+        s['out of'] += 1
+        r = got.get(i) if rerun is None or base['verdict'] != 'survived' else base
+        if r is None:
+            s['not run'] += 1
+            continue
+        if r is not base or rerun is None:
+            measured.add(r.get('measured') or 'unknown')
+        v = r['verdict']
+        if v == 'killed':
+            s['killed'] += 1
+            s['confirmed'] += bool(r.get('confirmed'))
+        elif v == 'inconclusive':
+            s['inconclusive'] += 1
+        elif partial(r):
+            s['not run'] += 1
+        else:
+            s['survived'] += 1
+    s['measured'] = sorted(measured)
+    return s
+
+
+def score_line(name, s):
+    out = s['out of'] or 1
+    return '| %s | %d (%.1f%%) | %d (%.1f%%) | %d | %d | %d | %d | %s |' % (
+        name, s['killed'], 100 * s['killed'] / out, s['confirmed'],
+        100 * s['confirmed'] / out, s['inconclusive'], s['survived'],
+        s['not run'], s['out of'],
+        ', '.join('`%s`' % c[:12] for c in s['measured']) or '-')
+
+
+def scores_section(plan, got, equivalent, gate):
+    """The two scores: the campaign's and the gate's (gate: the results
+    of mutate.run --oracles gate, None when there are none)."""
+    camp = score(plan, got, equivalent)
+    w = ['', '## Two scores', '',
+         'Out of the non-equivalent mutants that compiled.  "confirmed": '
+         'the same oracle failed the mutant a second time (a fresh guest '
+         'when the first failure left the guest untrusted) and `m0000` '
+         'passed that oracle in the same run; "inconclusive": a timeout, a '
+         'stall line (TCG load) or a guest death without a kernel splat, '
+         'not a kill.  Campaign: its oracles (%s), each kill against '
+         '`m0000`.  Gate: every mutant the campaign killed run again through '
+         'the gate\'s own oracles (%s; `difftest-gate` is the mutant against '
+         'stock-next through difftest/compare.py\'s classes, as `make '
+         'difftest-smoke DT_STOCK=stock-next` judges; `make mutate-gate`); '
+         'a campaign survivor counts as a survivor there.  "measured": the '
+         'commit whose oracles judged.' % (
+             ', '.join('`%s`' % o for o in ORACLES),
+             ', '.join('`%s`' % o for o in GATE_ORACLES)),
+         '',
+         '| score | killed | confirmed | inconclusive | survived | not run '
+         '| out of | measured at |',
+         '|---|---|---|---|---|---|---|---|',
+         score_line('campaign', camp)]
+    if gate is None:
+        w.append('| gate | - | - | - | - | - | - | not run yet |')
+        g = None
+    else:
+        g = score(plan, gate, equivalent, rerun=got)
+        w.append(score_line('gate', g))
+    return w, camp, g
 
 
 def summarize(plan, got, equivalent):
     ids = [m['id'] for m in plan['mutants']]
     s = {'planned': len(ids), 'ran': 0, 'stillborn': 0, 'killed': 0,
+         'confirmed': 0, 'inconclusive': 0,
          'survived': 0, 'equivalent': 0, 'partial': 0, 'not run': 0}
     s.update({'killed by ' + k: 0 for k in ORACLES + OTHER_KILLERS})
     for i in ids:
@@ -76,6 +166,9 @@ def summarize(plan, got, equivalent):
         elif r['verdict'] == 'killed':
             s['killed'] += 1
             s['killed by ' + r['killer']] = s.get('killed by ' + r['killer'], 0) + 1
+            s['confirmed'] += bool(r.get('confirmed'))
+        elif r['verdict'] == 'inconclusive':
+            s['inconclusive'] += 1
         elif partial(r):
             s['partial'] += 1
         elif i in equivalent:
@@ -152,9 +245,9 @@ def progress_lines(s, got, other):
 def summary_section(s):
     """The counts of summarize(), and the kill rate."""
     w = ['', '## Summary', '', '| | mutants |', '|---|---|']
-    for k in ['planned', 'ran', 'stillborn', 'killed'] + \
+    for k in ['planned', 'ran', 'stillborn', 'killed', 'confirmed'] + \
              ['killed by ' + o for o in ORACLES + OTHER_KILLERS] + \
-             ['survived', 'equivalent', 'partial', 'not run']:
+             ['inconclusive', 'survived', 'equivalent', 'partial', 'not run']:
         w.append('| %s | %d |' % (k, s[k]))
     w.append('')
     w.append('"partial": passed the oracles of a shortened run '
@@ -183,8 +276,8 @@ def operator_section(plan, got, equivalent):
             v = 'equivalent'
         by_op.setdefault(m['op'], {}).setdefault(v, 0)
         by_op[m['op']][v] += 1
-    cols = ['killed', 'survived', 'equivalent', 'partial', 'stillborn',
-            'not run']
+    cols = ['killed', 'inconclusive', 'survived', 'equivalent', 'partial',
+            'stillborn', 'not run']
     w = ['', '## By operator', '', '| operator | ' + ' | '.join(cols) + ' |',
          '|---|' + '---|' * len(cols)]
     for op in sorted(by_op):
@@ -260,6 +353,8 @@ def table_verdict(r, mid, equivalent):
         v = 'partial (passed %s)' % ', '.join(r['order'])
     elif v == 'survived' and mid in equivalent:
         v = 'equivalent'
+    elif v == 'killed' and mid != 'm0000':
+        v = 'killed, confirmed' if r.get('confirmed') else 'killed, not confirmed'
     return v
 
 
@@ -291,10 +386,11 @@ def every_mutant_section(plan, got, equivalent):
     return w
 
 
-def render(plan, got, other, equivalent, analysis, notes=''):
+def render(plan, got, other, equivalent, analysis, notes='', gate=None):
     s = summarize(plan, got, equivalent)
     w = intro_lines(plan)
     w += progress_lines(s, got, other)
+    w += scores_section(plan, got, equivalent, gate)[0]
     w += summary_section(s)
     w += operator_section(plan, got, equivalent)
     w += oracle_cost_section(got)
@@ -314,14 +410,20 @@ def main(argv=None):
     ap.add_argument('--analysis', default='mutate/analysis.json')
     ap.add_argument('--notes', default='mutate/notes.md',
                     help='hand-written remarks on the runs, copied in')
+    ap.add_argument('--gate-results', nargs='+', default=['build/mutate/gate/results'],
+                    help='mutate.run --oracles gate\'s results: the gate\'s score')
     ap.add_argument('--out', default='docs/mutation.md')
     a = ap.parse_args(argv)
     with open(a.plan) as f:
         plan = json.load(f)
     got, other = load_results(a.results, plan['commit'])
+    gate = None
+    if any(os.path.isdir(d) for d in a.gate_results):
+        gate, _ = load_results(a.gate_results, plan['commit'])
     text, s = render(plan, got, other, load_notes(a.equivalent, plan['commit']),
                      load_notes(a.analysis, plan['commit']),
-                     open(a.notes).read() if os.path.exists(a.notes) else '')
+                     open(a.notes).read() if os.path.exists(a.notes) else '',
+                     gate)
     with open(a.out, 'w') as f:
         f.write(text)
     print('mutate: %s: %d of %d mutants ran, %d killed, %d survived, %d equivalent, '

@@ -39,6 +39,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import re
 import tempfile
 import time
 
@@ -54,6 +55,11 @@ OURS_OBJ = os.path.join(BUILD, 'obj/ours')
 DEBUG_OBJ = os.path.join(BUILD, 'obj/debug')
 
 ORACLES = ','.join(report.ORACLES)     # the campaign's order, cheapest first
+# --oracles gate: the gate's own oracles (report.GATE_ORACLES), over the
+# mutants the campaign killed, results in GATE_RESULTS
+GATE_PROFILE = 'gate'
+GATE_RESULTS = os.path.join(BUILD, 'mutate', 'gate', 'results')
+CAMPAIGN_RESULTS = os.path.join(BUILD, 'mutate', 'results')
 CHUNK = 20
 CONTROL = 'm0000'
 # (operator, text of the original line, text of the mutated line): each
@@ -64,6 +70,9 @@ SAMPLE = [
     ('stmt-del', 'fl_dissect(skb, masks, &skb_key);', ';'),
     ('mask-drop', 'memset(mask_member, 0xff, desc->len);', ';'),
 ]
+
+
+MEASURED = []      # measured(), once per invocation (main())
 
 
 def log(msg):
@@ -262,9 +271,19 @@ def ref_commit(stamp):
         return None
 
 
+def measured():
+    """The commit whose oracles (cases, runners, judges) this run uses:
+    the checkout's HEAD (the source mutated is the plan's commit)."""
+    p = subprocess.run(['git', 'rev-parse', 'HEAD'], cwd=REPO,
+                       capture_output=True, text=True)
+    return p.stdout.strip() or None
+
+
 def write_result(results, doc, res):
     m = next((x for x in doc['mutants'] if x['id'] == res['id']), None)
     res.update(commit=doc['commit'])
+    if 'measured' not in res:
+        res['measured'] = MEASURED[0] if MEASURED else None
     if m:
         res.update(op=m['op'], line=m['line'])
     os.makedirs(results, exist_ok=True)
@@ -370,46 +389,225 @@ def guest_round(work, ids, order, tag, variant='ours', exclude=()):
     sys.stdout.write(p.stdout)
     done = finished(out, ids)
     for i in ids:
-        if i not in done and os.path.exists(os.path.join(out, i + '.start')):
-            done[i] = {'id': i, 'verdict': 'killed', 'killer': 'crash',
-                       'why': 'guest/run exit %d: %s' % (
-                           p.returncode, p.stderr.strip().splitlines()[0][:300]
-                           if p.stderr.strip() else
-                           guest.verdict(p.returncode) or 'no reason'),
-                       'oracles': []}
+        start = os.path.join(out, i + '.start')
+        if i not in done and os.path.exists(start):
+            done[i] = crash_result(i, p, out, start)
+    for r in done.values():
+        r['guest'] = tag
     if not done:
         log('guest made no progress (exit %d): %s' % (p.returncode, p.stderr[-2000:]))
     return done
 
 
-def run_ids(work, results, doc, ids, order, tag, variant='ours', obj=OURS_OBJ,
-            exclude=()):
-    """Every id through the guests; a result file each.  Returns them.
-    exclude: case ids the tdc oracles leave out (baseline())."""
-    dead = build(work, doc, ids, obj)
-    out = {}
-    for i, e in dead.items():
-        out[i] = {'id': i, 'verdict': 'stillborn', 'killer': None, 'why': e, 'oracles': []}
-        write_result(results, doc, out[i])
-    todo = [i for i in ids if i not in dead]
-    n = 0
+def rounds(work, results, doc, ids, order, tag, variant, exclude, control=None):
+    """ids through guests of CHUNK mutants each ({id: result}); a guest
+    that stops early leaves the rest to a new one.  control(result) is
+    called on m0000's result as soon as it has one (it raises to abort).
+    Stopped: the finished results are written, and we exit."""
+    out, todo, n = {}, list(ids), 0
     while todo:
         chunk = todo[:CHUNK]
         n += 1
         try:
             got = guest_round(work, chunk, order, '%s-%d' % (tag, n), variant, exclude)
         except Stopped as e:
-            for r in e.done.values():
+            # kept, but a kill among them is not confirmed (confirm())
+            kept = dict(out, **e.done)
+            for r in kept.values():
+                r.setdefault('confirmed', False)
                 write_result(results, doc, r)
-            sys.exit('mutate: stopped; kept the %d results the guest had '
-                     'finished: %s' % (len(e.done), ' '.join(e.done) or '-'))
+            sys.exit('mutate: stopped; kept the %d results the guests had '
+                     'finished (kills among them not confirmed): %s'
+                     % (len(kept), ' '.join(kept) or '-'))
         if not got:
             sys.exit('mutate: giving up: a guest ran none of %s' % ' '.join(chunk))
-        for i, r in got.items():
-            write_result(results, doc, r)
-            out[i] = r
+        if control and CONTROL in got:
+            control(got[CONTROL])
+        out.update(got)
         todo = [i for i in todo if i not in got]
     return out
+
+
+def run_ids(work, results, doc, ids, order, tag, variant='ours', obj=OURS_OBJ,
+            exclude=()):
+    """Every id through the guests, each kill confirmed (confirm()); a
+    result file each.  Returns them.  m0000, when among ids, runs first
+    and must pass every oracle (ControlFailed otherwise, before anything
+    else is written).  exclude: case ids the tdc oracles leave out
+    (baseline())."""
+    ids = sorted(ids, key=lambda i: i != CONTROL)
+    dead = build(work, doc, ids, obj)
+    out = {}
+    for i, e in dead.items():
+        out[i] = {'id': i, 'verdict': 'stillborn', 'killer': None, 'why': e, 'oracles': []}
+        write_result(results, doc, out[i])
+    order_l = [o for o in order.split(',') if o]
+    control = (lambda r: check_control(r, order_l)) if CONTROL in ids else None
+    todo = [i for i in ids if i not in dead]
+    ctl = None      # the guest where m0000 passed every oracle of order
+    # a block at a time (m0000 in the first), its kills confirmed and its
+    # results written before the next: a campaign that dies keeps them
+    for b in range(0, len(todo), CHUNK):
+        block = todo[b:b + CHUNK]
+        btag = tag if len(todo) <= CHUNK else '%s-b%d' % (tag, b // CHUNK + 1)
+        first = rounds(work, results, doc, block, order, btag, variant, exclude,
+                       control)
+        if CONTROL in first:
+            ctl = first[CONTROL].get('guest')
+        # a second attempt of the oracle that failed, for each conclusive
+        # kill, in fresh guests (one group of guests per oracle)
+        again = {}
+        for i, r in first.items():
+            a = attempt(r, order_l)
+            r['attempts'] = [a]
+            if i != CONTROL and a['outcome'] == 'fail':
+                again.setdefault(rerun_order(a, order_l), []).append(i)
+        second = {}
+        for k, (o, group) in enumerate(sorted(again.items())):
+            log('confirming %d kill%s by %s: %s' % (
+                len(group), 's' if len(group) > 1 else '', o or 'insmod',
+                ' '.join(group)))
+            second.update(rounds(work, results, doc, group, o,
+                                 '%s-confirm%d' % (btag, k + 1), variant, exclude))
+        for i, r in first.items():
+            if i == CONTROL:
+                r['control'] = True
+            else:
+                r = confirm(r, second.get(i), order_l)
+                if ctl:
+                    # m0000 passed these oracles in this run (check_control())
+                    r['control_passed'] = {'guest': ctl, 'oracles': order_l}
+            write_result(results, doc, r)
+            out[i] = r
+    return out
+
+
+class ControlFailed(Exception):
+    """m0000, the unmutated source, failed an oracle: that oracle would
+    kill everything, and no kill of this run means anything."""
+
+
+def check_control(r, order):
+    """Raise ControlFailed unless m0000 survived and passed every oracle
+    of order."""
+    passed = [o['name'] for o in r.get('oracles', []) if o.get('ok')]
+    if r.get('verdict') != 'survived' or passed != list(order):
+        raise ControlFailed('%s (the unmutated source) %s%s%s in guest %s: %s' % (
+            CONTROL, r.get('verdict'), ' by ' + r['killer'] if r.get('killer') else '',
+            '' if passed == list(order) else ' (passed %s of %s)' % (
+                ','.join(passed) or 'none', ','.join(order) or 'none'),
+            r.get('guest', '?'), r.get('why', '')))
+
+
+# TCG load makes these on a guest nothing is wrong with: an oracle that
+# ran into one (or timed out) says nothing about the mutant
+STALL_RE = re.compile(r'detected stall|blocked for more than|soft lockup'
+                      r'|rcu_sched self-detected|rcu_preempt detected')
+
+
+def first_splat(lines):
+    """The line that opens a splat (a Call Trace line follows one)."""
+    for ln in lines:
+        if 'Call Trace' not in ln:
+            return ln
+    return lines[0] if lines else None
+
+
+def crash_result(i, p, out, start):
+    """The result of a mutant the guest died or hung on (started, no
+    result): "crash" with the splat's first line when the console has
+    one, else (a death with no splat: TCG hangs, guest/run's timeout)
+    with the console's tail, marked so: attempt() calls it inconclusive."""
+    try:
+        with open(start) as f:
+            running = f.read().strip() or None
+    except OSError:
+        running = None
+    try:
+        with open(os.path.join(out, 'console.log'), errors='replace') as f:
+            console = f.read().splitlines()
+    except OSError:
+        console = []
+    sp = [ln.strip() for ln in console if is_splat(ln)]
+    exit_ = 'guest/run exit %d (%s)' % (
+        p.returncode, (p.stderr.strip().splitlines() or [''])[0][:200] or
+        guest.verdict(p.returncode) or 'no message')
+    tail = ' / '.join(ln.strip() for ln in console[-5:] if ln.strip())[-400:]
+    first = first_splat(sp)
+    return {'id': i, 'verdict': 'killed', 'killer': 'crash', 'running': running,
+            'splat': sp[:8],
+            'why': '%s during %s: %s' % (
+                exit_, running or 'insmod',
+                'kernel splat: ' + first[:200] if first else
+                'no kernel splat; console tail: ' + (tail or '(empty)')),
+            'oracles': []}
+
+
+def attempt(r, order):
+    """One run of a mutant through order, as {'outcome': pass, fail or
+    inconclusive, 'oracle': the one that failed, 'why', 'guest'}.
+    Inconclusive: an oracle's timeout, a stall line (STALL_RE) as the
+    splat, a guest death without a kernel splat."""
+    a = {'outcome': 'pass', 'oracle': None, 'why': r.get('why'),
+         'guest': r.get('guest')}
+    if r['verdict'] == 'survived':
+        return a
+    killer = r.get('killer')
+    if killer == 'crash':
+        a['oracle'] = r.get('running') or 'insmod'
+        sp = first_splat(r.get('splat') or [])
+        a['outcome'] = 'fail' if sp and not STALL_RE.search(sp) else 'inconclusive'
+        return a
+    a['oracle'] = killer
+    a['outcome'] = 'fail'
+    o = next((x for x in r.get('oracles', []) if x['name'] == killer and not x['ok']), None)
+    if o:
+        sp = first_splat(o.get('splat') or [])
+        if o.get('timeout') or (sp and STALL_RE.search(sp)) or \
+                STALL_RE.search(o.get('why') or ''):
+            a['outcome'] = 'inconclusive'
+    return a
+
+
+def rerun_order(a, order):
+    """The oracles a confirmation runs: the one that failed; none for an
+    insmod kill; all of them for an rmmod kill (after they passed)."""
+    if a['oracle'] == 'insmod':
+        return ''
+    if a['oracle'] == 'rmmod' or a['oracle'] not in order:
+        return ','.join(order)
+    return a['oracle']
+
+
+def confirm(r, again, order):
+    """The mutant's result from its first run r and the confirmation run
+    again (None: none was run).  A kill is confirmed only when the same
+    oracle failed it both times, conclusively (attempt()): fail then
+    pass, or fail then a timeout, stall or death without a splat, is a
+    kill that is not confirmed; a first attempt that is inconclusive
+    gives the verdict "inconclusive" (not a kill).  Both attempts are
+    kept in 'attempts'."""
+    first = r['attempts'][0] if r.get('attempts') else attempt(r, order)
+    r['attempts'] = [first]
+    if first['outcome'] == 'pass':
+        r['confirmed'] = False
+        return r
+    if first['outcome'] == 'inconclusive':
+        r.update(verdict='inconclusive', confirmed=False)
+        return r
+    if again is None:
+        r['confirmed'] = False
+        return r
+    sub = rerun_order(first, order)
+    second = attempt(again, [o for o in sub.split(',') if o])
+    r['attempts'].append(second)
+    r['confirmed'] = second['outcome'] == 'fail' and second['oracle'] == first['oracle']
+    if not r['confirmed']:
+        r['why'] = '%s; NOT confirmed: the second attempt %s' % (
+            r.get('why'), {'pass': 'passed', 'inconclusive': 'was inconclusive: %s'
+                           % second['why'],
+                           'fail': 'failed on %s' % second['oracle']}[second['outcome']])
+    return r
 
 
 def sample():
@@ -426,18 +624,28 @@ def sample():
         picks.append(hit[0])
     results = os.path.join(work, 'results')
     shutil.rmtree(results, ignore_errors=True)
-    got = run_ids(work, results, doc, [CONTROL] + picks, 'packets-sample',
-                  'sample')
+    try:
+        got = run_ids(work, results, doc, [CONTROL] + picks, 'packets-sample',
+                      'sample')
+    except ControlFailed as e:
+        print('FAIL   %s' % e)
+        print('0 passed, 1 failed')
+        return 1
     passed = failed = 0
     for i in [CONTROL] + picks:
         r = got.get(i, {'verdict': 'missing'})
         want = 'survived' if i == CONTROL else 'killed'
-        ok = r['verdict'] == want
+        # a kill counts when confirmed: the same oracle failed it twice
+        # (m0000 passed it in this run: run_ids() checks)
+        ok = r['verdict'] == want and (i == CONTROL or r.get('confirmed') is True)
         passed, failed = passed + ok, failed + (not ok)
-        print('%-6s %s (%s): %s, want %s%s' % (
+        print('%-6s %s (%s): %s%s, want %s%s' % (
             'ok' if ok else 'FAIL', i, 'unmutated' if i == CONTROL else
             next(m['op'] for m in doc['mutants'] if m['id'] == i),
-            r['verdict'], want, ': ' + r.get('why', '') if r.get('why') else ''))
+            r['verdict'], '' if i == CONTROL else
+            (', confirmed' if r.get('confirmed') else ', not confirmed'),
+            want if i == CONTROL else want + ' and confirmed',
+            ': ' + r.get('why', '') if r.get('why') else ''))
     print('%d passed, %d failed' % (passed, failed))
     return 1 if failed else 0
 
@@ -498,12 +706,109 @@ def debug_pass(work, results, doc):
         # an older workload's run is replaced, not kept beside
         r['oracles'] = [o for o in r['oracles'] if o['name'] != 'debug'] + ran
         if extra['verdict'] != 'survived':
-            r.update(verdict='killed', killer=extra['killer'] or 'debug',
-                     why='debug kernel: %s' % extra.get('why'))
+            r.update(verdict='inconclusive' if extra['verdict'] == 'inconclusive'
+                     else 'killed', killer=extra['killer'] or 'debug',
+                     why='debug kernel: %s' % extra.get('why'),
+                     confirmed=extra.get('confirmed', False),
+                     attempts=extra.get('attempts', []))
         write_result(results, doc, r)
         log('%s on the debug kernel: %s' % (i, r['verdict'] + (
             ' by ' + r['killer'] if r['killer'] else '')))
     return 0
+
+
+DT_GATE = os.path.join(BUILD, 'mutate', 'gate', 'difftest')
+
+
+def oracle_order(arg):
+    """--oracles: a comma list, or the profile name 'gate'."""
+    return ','.join(report.GATE_ORACLES) if arg == GATE_PROFILE else arg
+
+
+def stock_next_ko():
+    import glob
+    kos = sorted(glob.glob(os.path.join(
+        BUILD, 'mod', 'stock-next', 'lib', 'modules', '*', 'kernel', 'net',
+        'sched', 'cls_flower.ko')))
+    if not kos:
+        sys.exit('mutate: no stock-next module: make stock-next-ext first '
+                 '(make mutate-gate does)')
+    return kos[-1]
+
+
+def gate_difftest_ref(seed):
+    """The gate profile's difftest reference (inguest.py's difftest-gate
+    reads it): make difftest-smoke's batch (2 batches of 60 filters, --cover,
+    the seed given) in DT_GATE/smoke.json and stock-next's verdicts on it
+    (DT_GATE/smoke-stock-next.json, from a stock-next guest).  Made again
+    when DT_GATE/stamp names another seed, checkout or stock-next module."""
+    with open(stock_next_ko(), 'rb') as f:
+        stamp_text = '%s %s %s\n' % (seed, MEASURED[0] if MEASURED else measured(),
+                                     hashlib.sha256(f.read()).hexdigest())
+    os.makedirs(DT_GATE, exist_ok=True)
+    stamp = os.path.join(DT_GATE, 'stamp')
+    with open(os.path.join(DT_GATE, '.lock'), 'a') as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)
+        if ref_commit(stamp) == stamp_text.strip():
+            return
+        log('gate difftest reference: seed %s, stock-next\'s verdicts' % seed)
+        cases = os.path.join(DT_GATE, 'smoke.json')
+        subprocess.run([sys.executable, '-m', 'difftest.gen', '--seed', str(seed),
+                        '--batches', '2', '--filters', '60', '--cover',
+                        '--out', cases], cwd=REPO, check=True)
+        out = os.path.join(BUILD, 'guest-out', 'mutate', 'gate-ref')
+        os.makedirs(out, exist_ok=True)
+        subprocess.run(guest.command(
+            ['/usr/bin/python3', '-m', 'difftest.runner', '--rounds-k', '4', cases,
+             os.path.join(out, 'smoke-stock-next.json')],
+            variant='stock-next', timeout=1500), cwd=REPO, check=True)
+        shutil.copy(os.path.join(out, 'smoke-stock-next.json'), DT_GATE)
+        with open(stamp, 'w') as f:
+            f.write(stamp_text)
+
+
+def campaign_killed(dirs, commit):
+    """The ids the campaign killed (any shard's directory), for the
+    plan's commit: what the gate profile runs again."""
+    got, _other = report.load_results(dirs, commit)
+    return sorted(i for i, r in got.items()
+                  if r['verdict'] == 'killed' and i != CONTROL)
+
+
+def gate_profile(a, work, doc):
+    """--oracles gate: every mutant the campaign killed (--from, default
+    build/mutate/results; or --ids) that has no gate result yet, at most
+    --limit, through the gate's oracles, m0000 first; results in
+    GATE_RESULTS."""
+    results = a.results or GATE_RESULTS
+    ids = a.ids or campaign_killed(getattr(a, 'from_') or [CAMPAIGN_RESULTS],
+                                   doc['commit'])
+    have = set(f[:-5] for f in os.listdir(results)) if os.path.isdir(results) else set()
+    todo = [i for i in ids if i not in have and i != CONTROL][:a.limit]
+    log('gate profile (%s), commit %s measured at %s: %d mutants to run (%d '
+        'killed by the campaign, %d have gate results)' % (
+            ','.join(report.GATE_ORACLES), doc['commit'][:12],
+            (MEASURED[0] if MEASURED and MEASURED[0] else '?')[:12], len(todo), len(ids), len(have & set(ids))))
+    if not todo:
+        return 0
+    gate_difftest_ref(a.dt_seed)
+    exclude = baseline(work, doc)
+    try:
+        got = run_ids(work, results, doc, [CONTROL] + todo,
+                      ','.join(report.GATE_ORACLES), 'gate', exclude=exclude)
+    except ControlFailed as e:
+        sys.exit('mutate: ABORT: %s' % e)
+    log('gate: ran %s' % tally(got))
+    return 0
+
+
+def tally(got):
+    by = {}
+    for r in got.values():
+        key = r['verdict'] + (' by ' + r['killer'] if r.get('killer') else '') + (
+            ' (confirmed)' if r.get('confirmed') else '')
+        by[key] = by.get(key, 0) + 1
+    return '%d: %s' % (len(got), ', '.join('%s %d' % kv for kv in sorted(by.items())))
 
 
 def main(argv=None):
@@ -511,7 +816,17 @@ def main(argv=None):
     ap.add_argument('--shard', default='1/1', metavar='K/N')
     ap.add_argument('--ids', nargs='*')
     ap.add_argument('--limit', type=int)
-    ap.add_argument('--oracles', default=ORACLES)
+    ap.add_argument('--oracles', default=ORACLES,
+                    help='a comma list, or "gate": the gate\'s own oracles '
+                    '(%s) over the mutants the campaign killed, results in '
+                    'build/mutate/gate/results' % ','.join(report.GATE_ORACLES))
+    ap.add_argument('--from', dest='from_', nargs='+', metavar='DIR',
+                    help='--oracles gate: the campaign\'s result directories '
+                    '(default build/mutate/results)')
+    ap.add_argument('--results', help='--oracles gate: where its results go')
+    ap.add_argument('--dt-seed', default=time.strftime('%Y%m%d', time.gmtime()),
+                    help='--oracles gate: the difftest seed (default: today, '
+                    'UTC, as make difftest-smoke)')
     ap.add_argument('--sample', action='store_true')
     ap.add_argument('--debug', action='store_true',
                     help='the survivors through the debug kernel\'s oracle')
@@ -519,13 +834,19 @@ def main(argv=None):
     # SIGTERM (make's, CI's) unwinds like ^C, so that run_ids() keeps the
     # results of a guest that is stopped midway
     signal.signal(signal.SIGTERM, lambda sig, frame: sys.exit(128 + sig))
+    MEASURED[:] = [measured()]
     if a.sample:
         return sample()
     work = os.path.join(BUILD, 'mutate')
     results = os.path.join(work, 'results')
     doc = plan(os.path.join(work, 'mutants.json'))
     if a.debug:
-        return debug_pass(work, results, doc)
+        try:
+            return debug_pass(work, results, doc)
+        except ControlFailed as e:
+            sys.exit('mutate: ABORT: %s' % e)
+    if a.oracles == GATE_PROFILE:
+        return gate_profile(a, work, doc)
     k, n = map(int, a.shard.split('/'))
     if not 1 <= k <= n:
         sys.exit('mutate: --shard K/N needs 1 <= K <= N')
@@ -535,18 +856,25 @@ def main(argv=None):
     ids = [i for i in ids if i not in have][:a.limit]
     log('commit %s, shard %d/%d: %d mutants to run (%d of the shard have results)'
         % (doc['commit'][:12], k, n, len(ids), len(rows) - len(ids)))
-    # the control runs in every shard that has not got it, ahead of the rest
-    ids = ([CONTROL] if CONTROL not in have else []) + ids
+    if not ids:
+        return 0
+    # the control runs first in every invocation and must pass every
+    # oracle there: a kill is confirmed only against m0000's pass in the
+    # same run (run_ids())
+    ids = [CONTROL] + [i for i in ids if i != CONTROL]
     if 'difftest' in a.oracles.split(','):
         difftest_ref(work, doc)
-    exclude = baseline(work, doc)
-    got = run_ids(work, results, doc, ids, a.oracles, 'shard%d-%d' % (k, n),
-                  exclude=exclude)
-    by = {}
-    for r in got.values():
-        key = r['verdict'] + (' by ' + r['killer'] if r.get('killer') else '')
-        by[key] = by.get(key, 0) + 1
-    log('ran %d: %s' % (len(got), ', '.join('%s %d' % kv for kv in sorted(by.items()))))
+    if 'difftest-gate' in a.oracles.split(','):
+        gate_difftest_ref(a.dt_seed)
+    # the baseline is the tdc oracles' (a corpus run on m0000)
+    exclude = baseline(work, doc) if {'packets', 'corpus'} & set(
+        a.oracles.split(',')) else {}
+    try:
+        got = run_ids(work, results, doc, ids, a.oracles, 'shard%d-%d' % (k, n),
+                      exclude=exclude)
+    except ControlFailed as e:
+        sys.exit('mutate: ABORT: %s' % e)
+    log('ran %s' % tally(got))
     return 0
 
 

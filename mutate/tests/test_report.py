@@ -63,7 +63,7 @@ class TestReport(unittest.TestCase):
         self.assertIn('NOT equivalent: a case with two masks would kill it', text)
         rows = [ln for ln in text.splitlines() if ln.startswith('| m0')]
         self.assertEqual(len(rows), 7)          # m0000 and the six planned
-        self.assertIn('| m0001 | negate | 1 | `a == b` | `a != b` | killed | packets: x \\| y |', rows)
+        self.assertIn('| m0001 | negate | 1 | `a == b` | `a != b` | killed, not confirmed | packets: x \\| y |', rows)
         self.assertIn('| m0006 | negate | 6 | `a == b` | `a != b` | not run |  |', rows)
 
     def test_cases_left_out_are_named(self):
@@ -91,6 +91,50 @@ class TestReport(unittest.TestCase):
         text, _ = report.render(PLAN, {'m0002': result('m0002', 'survived')}, 0,
                                 {}, {'m0002': 'no case has two masks'})
         self.assertNotIn('## Holes found and closed', text)
+
+
+class TestTwoScores(unittest.TestCase):
+    """The campaign's score and the gate's, out of the non-equivalent
+    mutants that compiled; confirmed and inconclusive apart."""
+
+    def test_scores(self):
+        def r(mid, v, confirmed=False, measured='a' * 40, killer='packets'):
+            x = result(mid, v, killer if v != 'survived' else None)
+            x.update(confirmed=confirmed, measured=measured)
+            return x
+        camp = {'m0001': r('m0001', 'killed', True), 'm0002': r('m0002', 'killed'),
+                'm0003': r('m0003', 'inconclusive', killer='corpus'),
+                'm0004': r('m0004', 'survived'), 'm0005': r('m0005', 'survived'),
+                'm0006': r('m0006', 'stillborn')}
+        eq = {'m0005': 'same code'}
+        s = report.score(PLAN, camp, eq)
+        self.assertEqual({k: s[k] for k in ('killed', 'confirmed', 'inconclusive',
+                                            'survived', 'not run', 'out of')},
+                         {'killed': 2, 'confirmed': 1, 'inconclusive': 1,
+                          'survived': 1, 'not run': 0, 'out of': 4})
+        self.assertEqual(s['measured'], ['a' * 40])
+        # the gate reran m0001 and m0002 (m0003 not yet); m0004 survived
+        # the campaign: a survivor for the gate too
+        gate = {'m0001': r('m0001', 'killed', True, 'b' * 40),
+                'm0002': r('m0002', 'survived', measured='b' * 40)}
+        g = report.score(PLAN, gate, eq, rerun=camp)
+        self.assertEqual({k: g[k] for k in ('killed', 'confirmed', 'inconclusive',
+                                            'survived', 'not run', 'out of')},
+                         {'killed': 1, 'confirmed': 1, 'inconclusive': 0,
+                          'survived': 2, 'not run': 1, 'out of': 4})
+        self.assertEqual(g['measured'], ['b' * 40])
+        text, _ = report.render(PLAN, camp, 0, eq, {}, gate=gate)
+        self.assertIn('## Two scores', text)
+        self.assertIn('| campaign | 2 (50.0%) | 1 (25.0%) | 1 | 1 | 0 | 4 | `aaaaaaaaaaaa` |',
+                      text)
+        self.assertIn('| gate | 1 (25.0%) | 1 (25.0%) | 0 | 2 | 1 | 4 | `bbbbbbbbbbbb` |', text)
+        self.assertIn('| m0003 | negate | 3 | `a == b` | `a != b` | inconclusive |', text)
+        # no gate run yet: said so
+        text, _ = report.render(PLAN, camp, 0, eq, {})
+        self.assertIn('| gate | - | - | - | - | - | - | not run yet |', text)
+        s = report.summarize(PLAN, camp, eq)
+        self.assertEqual((s['killed'], s['confirmed'], s['inconclusive'], s['survived']),
+                         (2, 1, 1, 1))
 
 
 if __name__ == '__main__':
