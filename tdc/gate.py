@@ -353,10 +353,14 @@ def run_stage(stage):
                               stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT,
                               errors='replace') as proc:
-            for line in proc.stdout:
-                out.write(line)
-                out.flush()
-                lines.append(line)
+            try:
+                for line in proc.stdout:
+                    out.write(line)
+                    out.flush()
+                    lines.append(line)
+            except BaseException:   # the gate is stopped: so is the stage
+                proc.terminate()
+                raise
         code = proc.returncode
     except OSError as exc:
         print(str(exc), file=out)
@@ -373,6 +377,10 @@ def run_stage(stage):
     return counts, 'exit {}'.format(code)
 
 
+def _terminated(signum, frame):
+    raise SystemExit(128 + signum)
+
+
 def main(argv):
     if argv[:1] == ['--list']:
         for stage in STAGES:
@@ -383,6 +391,9 @@ def main(argv):
         print('gate.py: no stage ' + ', '.join(sorted(unknown)),
               file=sys.stderr)
         return 2
+    # a SIGTERM unwinds like ^C, so that the stage and the background
+    # builds are stopped too (a stopped build would otherwise stay stopped)
+    signal.signal(signal.SIGTERM, _terminated)
     total = Counts(0, 0, 0)
     verdicts = []
     gate_start = time.monotonic()
