@@ -39,7 +39,7 @@ def _stock_series():
     return mod
 
 
-# --- the parsers as they were ------------------------------------------------
+# --- the TAP texts the removed parsers answered (tap_callers_golden.json) ---
 TDC_TEXTS = {
     'plain': '''TAP version 13
 1..4
