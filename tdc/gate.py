@@ -355,14 +355,20 @@ def run_stage(stage):
                               stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT,
-                              errors='replace') as proc:
+                              errors='replace',
+                              start_new_session=True) as proc:
             try:
                 for line in proc.stdout:
                     out.write(line)
                     out.flush()
                     lines.append(line)
-            except BaseException:   # the gate is stopped: so is the stage
-                proc.terminate()
+            except BaseException:
+                # the gate is stopped: so is the stage, children included
+                # (a make's guest/run would otherwise go on, its QEMU too)
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
                 raise
         code = proc.returncode
     except OSError as exc:

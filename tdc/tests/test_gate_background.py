@@ -4,6 +4,9 @@ the stages that need them, stopped while a both-cores stage runs."""
 
 import io
 import os
+import signal
+import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -96,6 +99,50 @@ class TestBackground(unittest.TestCase):
         self.assertFalse(bg.is_alive())
         self.assertLess(self.ticks(), 50)   # b0 ended early, b1 never ran
         self.assertTrue(all(e.is_set() for e in bg.done.values()))
+
+
+
+STOPPED_GATE = '''
+import sys
+from unittest import mock
+from tdc import gate
+stage = gate.Stage('a', ['sh', '-c', 'sleep 60 & echo $! >%s; wait'],
+                   gate.summary_line)
+with mock.patch.object(gate, 'STAGES', [stage]):
+    sys.exit(gate.main([]))
+'''
+
+
+def alive(pid):
+    """pid runs (a zombie does not count)."""
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
+    except FileNotFoundError:
+        return False
+
+
+class TestStoppedGate(unittest.TestCase):
+    def test_sigterm_ends_the_stage_and_its_children(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            pidfile = os.path.join(tmp, 'pid')
+            gate_proc = subprocess.Popen(
+                [sys.executable, '-c', STOPPED_GATE % pidfile],
+                cwd=gate.REPO, stdout=subprocess.DEVNULL)
+            deadline = time.monotonic() + 30
+            while not os.path.exists(pidfile) or \
+                    not open(pidfile).read().strip():
+                self.assertLess(time.monotonic(), deadline)
+                time.sleep(0.05)
+            child = int(open(pidfile).read())
+            self.assertTrue(alive(child))
+            gate_proc.send_signal(signal.SIGTERM)
+            self.assertEqual(gate_proc.wait(30), 128 + signal.SIGTERM)
+            deadline = time.monotonic() + 10
+            while alive(child) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.assertFalse(alive(child), 'the stage\'s child outlived '
+                             'the gate')
 
 
 if __name__ == '__main__':
