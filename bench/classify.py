@@ -46,6 +46,7 @@ import threading
 import time
 
 PG = "/proc/net/pktgen"
+FLOW_CACHE_PARAM = "/sys/module/cls_flower/parameters/flow_cache"
 DEV, BASE_DEV, CTL_DEV = "bench0", "benchb", "benchc"
 U32_TABLE = 2000          # rules per u32 hash table (auto handles: <= 2048)
 FIRST_IP = int(ipaddress.IPv4Address("10.0.0.1"))
@@ -189,12 +190,25 @@ def rules(kind, n, dev):
     raise ValueError(kind)
 
 
+def newflow_dsts(n):
+    """(first, last) destination of the "newflow" case of M = n masks:
+    every address of 10.0.0.0/8 under the last mask's dst prefix, which
+    only that mask's filter matches (the others' dst differ in the top
+    bit), sent in turn: each packet a key the flow cache has not seen
+    (bar direct-mapped reuse when the range is small, M = 8: 128)."""
+    b = mask_prefixes(n - 1)[1]
+    last = ipaddress.ip_network("%s/%d" % (ip(0), max(b, 8)), strict=False)
+    return ip(0), str(last.broadcast_address)
+
+
 def target(kind, n, case):
     """(src or None, dst, UDP dst port or None) of the packets, and the
-    rule_hits() key of the rule that must count them."""
-    if kind in MASK_KINDS:      # the last mask's filter; case is "last"
-        return MASK_SRC, ip(0), None, ((1, n) if kind == "flower-masks-1prio"
-                                       else (n, 1))
+    rule_hits() key of the rule that must count them.  dst is a (first,
+    last) pair for a range."""
+    if kind in MASK_KINDS:      # the last mask's filter: "last", "newflow"
+        dst = newflow_dsts(n) if case == "newflow" else ip(0)
+        return MASK_SRC, dst, None, ((1, n) if kind == "flower-masks-1prio"
+                                     else (n, 1))
     if kind == RANGE_KIND:      # the last range's filter, or prio 2's
         return None, ip(0), range_port(n, case), \
             ((2, 1) if case == "miss" else (1, n))
@@ -250,8 +264,10 @@ def pktgen(dev, dst, seconds, src=None, port=None):
     pg(THREAD, "rem_device_all")
     pg(THREAD, "add_device " + dev)
     mac = open("/sys/class/net/%s/address" % dev).read().strip()
-    for c in ("clone_skb 0", "count 0", "pkt_size 60", "delay 0",
-              "dst " + dst, "dst_mac " + mac, "xmit_mode netif_receive") + \
+    dst = ("dst_min %s" % dst[0], "dst_max %s" % dst[1]) \
+        if isinstance(dst, tuple) else ("dst " + dst,)
+    for c in ("clone_skb 0", "count 0", "pkt_size 60", "delay 0") + dst + \
+            ("dst_mac " + mac, "xmit_mode netif_receive") + \
             (("src_min " + src, "src_max " + src) if src else ()) + \
             (("udp_dst_min %d" % port, "udp_dst_max %d" % port)
              if port else ()):
@@ -357,6 +373,8 @@ def classify_part(a, skipped):
             cases = RANGE_CASES if kind == RANGE_KIND else \
                 ("last", "first") if n > 1 and kind not in \
                 MASK_KINDS else ("last",)
+            if a.newflow and kind == "flower-masks-1prio" and n > 1:
+                cases += ("newflow",)
             for case in cases * a.repeat:
                 points.append(measure(kind, n, case, a))
                 r = points[-1]
@@ -629,6 +647,8 @@ def meta(a):
                 date=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
                 runs=a.runs, seconds=a.seconds, counts=a.counts,
                 masks=a.masks, mask_src=MASK_SRC, ranges=a.ranges,
+                flow_cache=(open(FLOW_CACHE_PARAM).read().strip()
+                            if os.path.exists(FLOW_CACHE_PARAM) else None),
                 range_base=RANGE_BASE, range_width=RANGE_WIDTH,
                 range_miss_port=RANGE_MISS_PORT,
                 insert_counts=a.insert_counts, u32_table=U32_TABLE,
@@ -680,6 +700,12 @@ def main():
                    help="measure the cases of each point this many times "
                         "(debugging)")
     p.add_argument("--skip-control", action="store_true")
+    p.add_argument("--newflow", action="store_true",
+                   help="flower-masks-1prio also with a new flow per packet "
+                        "(case newflow: flow cache misses)")
+    p.add_argument("--flow-cache", choices=("on", "off"), default=None,
+                   help="set ours' cls_flower flow_cache parameter first "
+                        "(cache on or off for instances made after)")
     a = p.parse_args()
     if a.smoke:
         a.counts, a.insert_counts, a.runs, a.seconds = "1,10", "100", 1, 0.3
@@ -697,6 +723,9 @@ def main():
         sys.exit("classify.py: no %s (CONFIG_NET_PKTGEN); run it in the "
                  "guest: guest/run -- %s %s" % (PG, sys.executable,
                                                 " ".join(sys.argv)))
+    if a.flow_cache:
+        with open(FLOW_CACHE_PARAM, "w") as f:
+            f.write("Y\n" if a.flow_cache == "on" else "N\n")
     os.makedirs(a.out, exist_ok=True)
     t0 = time.monotonic()
     res = dict(meta=meta(a))

@@ -60,6 +60,70 @@
  * within tc_setup_cb_add() and tc_setup_cb_destroy() under block->cb_lock),
  * which fl_reoffload() plays back to a driver that joins the block.  A
  * filter's flags and in_hw_count are cls_api's to change, under tp->lock.
+ *
+ * Flow cache: an instance with FL_CACHE_MIN_MASKS masks or more has a
+ * small direct-mapped cache per CPU in front of the mask walk
+ * (struct fl_cache).  Its key is the packet's dissected key over the
+ * bytes fl_dissect() writes, [0, masks->clear_end), which hold every
+ * byte a mask reads; its value is the filter the walk found, or none.
+ * A hit costs one hash of those bytes, one compare and a generation
+ * check; a miss adds a copy of the key into the entry to the walk.  The
+ * rules that keep a hit equal to what the walk would give:
+ *
+ *  - The walk's result is a function of the key bytes and the
+ *    instance's state alone.  The hash key, the tunnel metadata and the
+ *    conntrack state are keys, dissected into those bytes; a port range
+ *    is looked up from the dissected ports, which the entry takes before
+ *    the walk writes the ranges into the packet's key; a skip_sw
+ *    filter is skipped by the walk, and a filter's skip_sw never changes.
+ *    The filter's actions and result are read through the pointer, as
+ *    after a walk.  The cache holds raw key bytes, not masked ones: two
+ *    packets equal in them are equal under every mask.
+ *  - Generation: every change classify can see (a filter in or out of
+ *    a table or a range walk, a set of masks published or appended to)
+ *    is followed, under head->lock, by fl_cache_changed(), which bumps
+ *    cache->gen with release semantics once the change is visible.
+ *    Classify loads cache->gen with acquire before it loads the set of
+ *    masks and walks it, and tags the entry it writes with that value;
+ *    an entry is used only with the current generation.  Once a bump is
+ *    visible, no entry older than the change it follows is hit.
+ *  - Lifetime: a filter leaves its table, the generation is bumped and
+ *    only then, after head->lock, is it freed, a grace period after its
+ *    removal.  A classify whose read-side section began after that
+ *    grace period did sees the bump (or the cache that replaced this
+ *    one), so an entry pointing to the filter is never hit there; one
+ *    that began before holds the filter off as a walk would.
+ *  - Wrap-around: a cache's generation starts at FL_CACHE_GEN_INIT (so
+ *    that the wrap is reached within some hundred changes, as jiffies
+ *    start near theirs) and is never bumped past U32_MAX: the change
+ *    that would wrap it publishes a fresh cache instead (all entries
+ *    empty, gen 0 is never current, generations from 1) and frees the
+ *    old one after a grace period.  A classify uses the generation of
+ *    the cache it loaded and writes only to that cache, so a generation
+ *    is never reused within a cache, on 32-bit CPUs as on 64-bit ones.
+ *    Publishing a cache (rcu_assign_pointer(), after the set of masks
+ *    it serves) stands for a bump: classify loads the cache pointer,
+ *    then its generation (acquire), then the set.  A cache whose span
+ *    is not the loaded set's clear_end (a change being made) is not
+ *    used.  A cache is allocated under head->lock (GFP_KERNEL), as a set
+ *    of masks is; out of memory, the instance goes without a cache until
+ *    its next change.  Caches are freed by call_rcu(), with the head
+ *    (fl_head_free_work()), and unregister_tcf_proto_ops()'s
+ *    rcu_barrier() waits for them before the module goes.
+ *  - Entries are per CPU, read and written only by classify on their CPU
+ *    with BH off, so nothing else runs there between the lookup and the
+ *    write.  Actions, which may classify again (mirred to an ingress),
+ *    run after the entry is written and after a hit has its filter.
+ *  - Memory: FL_CACHE_SIZE bytes per possible CPU per instance with a
+ *    cache: as many entries (a power of two, at least one) as fit, each
+ *    16 bytes (12 on 32-bit) and the key span.  An instance with fewer
+ *    masks has no cache, costs one load and branch more per packet
+ *    than without the cache, and no memory.  A miss costs the walk plus
+ *    one hash and one copy of the span, bytes fl_dissect() has just
+ *    cleared, and one compare of two hashes: about what one more mask's
+ *    lookup costs, whatever the number of masks, against at least
+ *    FL_CACHE_MIN_MASKS lookups that a hit saves.  The hash is seeded
+ *    per cache: a flood of colliding keys costs misses, nothing more.
  */
 
 #include <linux/kernel.h>
@@ -74,6 +138,8 @@
 #include <linux/netdevice.h>
 #include <linux/bitops.h>
 #include <linux/hash.h>
+#include <linux/percpu.h>
+#include <linux/random.h>
 
 #include <linux/if_ether.h>
 #include <linux/if_vlan.h>
@@ -185,6 +251,30 @@ struct fl_masks {
 	struct fl_flow_mask *mask[];
 };
 
+/* The flow cache, see the top.  Sized so that one CPU's entries take
+ * FL_CACHE_SIZE bytes; only for instances with FL_CACHE_MIN_MASKS masks.
+ */
+#define FL_CACHE_SIZE		4096
+#define FL_CACHE_MIN_MASKS	4
+#define FL_CACHE_GEN_INIT	((u32)-300)
+
+struct fl_cache_entry {
+	u32 gen;			/* 0: empty */
+	u32 hash;			/* of key[] */
+	struct cls_fl_filter *f;	/* what the walk found; NULL: none */
+	unsigned long key[];		/* cache->span bytes of the key */
+};
+
+struct fl_cache {
+	u32 gen;			/* head->lock; classify: acquire */
+	u32 seed;
+	unsigned short int span;	/* key bytes: fl_masks.clear_end */
+	unsigned short int stride;	/* bytes of an entry */
+	unsigned int slots;		/* entries per CPU - 1 */
+	u8 __percpu *entries;
+	struct rcu_head rcu;
+};
+
 /* A key seen through a mask: what the filter tables hash (fl_hashfn()) */
 struct fl_lookup_key {
 	const struct fl_flow_key *key;
@@ -194,6 +284,7 @@ struct fl_lookup_key {
 struct cls_fl_head {
 	struct mutex lock;		/* for changes; see the top */
 	struct fl_masks __rcu *masks;	/* NULL while there is no mask */
+	struct fl_cache __rcu *cache;	/* NULL: no flow cache */
 	struct rhashtable mask_ht;	/* key -> mask of masks; head->lock */
 	/* How many masks of masks use each fl_dissector_keys[]; head->lock */
 	unsigned int key_users[32];
@@ -836,6 +927,102 @@ fl_lookup_range(struct fl_flow_mask *mask, struct fl_lookup_key *lk,
 	return NULL;
 }
 
+/* The walk: the first filter of the oldest mask that matches @key, but
+ * for skip_sw filters, which are for hardware (the next mask may match).
+ * Inline: an instance without a cache pays no call for it.
+ */
+static __always_inline struct cls_fl_filter *
+fl_lookup(struct fl_masks *masks, struct fl_flow_key *key)
+{
+	struct fl_lookup_key lk = { .key = key };
+	struct flow_dissector_key_ports ports = {};
+	struct cls_fl_filter *f;
+	unsigned int i, n;
+
+	if (unlikely(masks->ranges))
+		ports = key->tp_range.tp;	/* range lookups write there */
+	/* Pairs with fl_masks_append(): mask[i] is ready for each i < n */
+	n = smp_load_acquire(&masks->n);
+	for (i = 0; i < n; i++) {
+		struct fl_flow_mask *mask = masks->mask[i];
+
+		lk.mask = mask;
+		if (unlikely(mask->ranges))
+			f = fl_lookup_range(mask, &lk, key, ports);
+		else
+			f = rhashtable_lookup_fast(&mask->ht, &lk,
+						   fl_lookup_params);
+		if (f && !tc_skip_sw(f->flags))
+			return f;
+	}
+	return NULL;
+}
+
+/* The cache's hash of a packet's key, as fl_hashfn() but unmasked */
+static u32 fl_cache_hash(const struct fl_cache *cache,
+			 const unsigned long *k)
+{
+	const unsigned long *end = (const void *)k + cache->span;
+	u64 h = cache->seed;
+
+	do
+		h = (rol64(h, 5) ^ *k) * GOLDEN_RATIO_64;
+	while (++k < end);
+	h ^= h >> 29;
+	return (h * GOLDEN_RATIO_64) >> 32;
+}
+
+static bool fl_cache_key_eq(const struct fl_cache *cache,
+			    const unsigned long *a, const unsigned long *b)
+{
+	const unsigned long *end = (const void *)a + cache->span;
+	unsigned long diff = 0;
+
+	do
+		diff |= *a ^ *b++;
+	while (++a < end);
+	return !diff;
+}
+
+static void fl_cache_key_copy(const struct fl_cache *cache, unsigned long *to,
+			      const unsigned long *from)
+{
+	const unsigned long *end = (const void *)from + cache->span;
+
+	while (from < end)
+		*to++ = *from++;
+}
+
+/* This CPU's entry for @key, with BH off (see the top): the filter it
+ * holds if it was written at generation @gen for @key, else the walk's,
+ * which the entry then holds.  The key is copied before the walk, which
+ * writes port ranges into it.
+ */
+static struct cls_fl_filter *fl_cache_lookup(struct fl_cache *cache, u32 gen,
+					     struct fl_masks *masks,
+					     struct fl_flow_key *key)
+{
+	const unsigned long *k = (const unsigned long *)key;
+	u32 hash = fl_cache_hash(cache, k);
+	struct fl_cache_entry *e;
+	struct cls_fl_filter *f;
+
+	lockdep_assert_in_softirq();
+	e = (struct fl_cache_entry *)(this_cpu_ptr(cache->entries) +
+				      (hash & cache->slots) * cache->stride);
+	if (e->gen == gen && e->hash == hash &&
+	    fl_cache_key_eq(cache, e->key, k))
+		return e->f;
+
+	e->gen = 0;
+	e->hash = hash;
+	fl_cache_key_copy(cache, e->key, k);
+	f = fl_lookup(masks, key);
+	e->f = f;
+	e->gen = gen;
+	return f;
+}
+
 static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 		       struct tcf_result *res)
 {
@@ -846,37 +1033,28 @@ static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 	 * 500 bytes, for every packet.
 	 */
 	struct fl_flow_key skb_key __uninitialized;
-	struct fl_lookup_key lk = { .key = &skb_key };
-	struct flow_dissector_key_ports ports = {};
 	struct fl_masks *masks;
+	struct fl_cache *cache;
 	struct cls_fl_filter *f;
-	unsigned int i, n;
+	u32 gen;
 
+	/* The cache and its generation before the set: see the top */
+	cache = rcu_dereference_bh(head->cache);
+	/* Pairs with fl_cache_changed(): the walk sees the changes before */
+	gen = cache ? smp_load_acquire(&cache->gen) : 0;
 	masks = rcu_dereference_bh(head->masks);
 	if (unlikely(!masks))
 		return -1;
 
 	fl_dissect(skb, masks, &skb_key);
-	if (unlikely(masks->ranges))
-		ports = skb_key.tp_range.tp;	/* range lookups write there */
-	/* Pairs with fl_masks_append(): mask[i] is ready for each i < n */
-	n = smp_load_acquire(&masks->n);
-	for (i = 0; i < n; i++) {
-		struct fl_flow_mask *mask = masks->mask[i];
-
-		lk.mask = mask;
-		if (unlikely(mask->ranges))
-			f = fl_lookup_range(mask, &lk, &skb_key, ports);
-		else
-			f = rhashtable_lookup_fast(&mask->ht, &lk,
-						   fl_lookup_params);
-		/* A skip_sw filter is for hardware: the next mask may match */
-		if (f && !tc_skip_sw(f->flags)) {
-			*res = f->res;
-			return tcf_exts_exec(skb, &f->exts, res);
-		}
-	}
-	return -1;
+	if (cache && likely(cache->span == masks->clear_end))
+		f = fl_cache_lookup(cache, gen, masks, &skb_key);
+	else
+		f = fl_lookup(masks, &skb_key);
+	if (!f)
+		return -1;
+	*res = f->res;
+	return tcf_exts_exec(skb, &f->exts, res);
 }
 
 static int fl_init(struct tcf_proto *tp)
@@ -964,15 +1142,29 @@ static void fl_filter_release(struct tcf_proto *tp, struct cls_fl_filter *f)
 	fl_filter_put(f);
 }
 
+static void fl_cache_free(struct fl_cache *cache)
+{
+	free_percpu(cache->entries);
+	kfree(cache);
+}
+
+static void fl_cache_free_rcu(struct rcu_head *rcu)
+{
+	fl_cache_free(container_of(rcu, struct fl_cache, rcu));
+}
+
 static void fl_head_free_work(struct work_struct *work)
 {
 	struct cls_fl_head *head = container_of(to_rcu_work(work),
 						struct cls_fl_head, rwork);
 	/* A grace period has passed: nobody can see the instance any more */
 	struct fl_masks *masks = rcu_dereference_protected(head->masks, 1);
+	struct fl_cache *cache = rcu_dereference_protected(head->cache, 1);
 	unsigned int i;
 
 	rhashtable_destroy(&head->mask_ht);
+	if (cache)
+		fl_cache_free(cache);
 	if (masks) {
 		for (i = 0; i < masks->n; i++)
 			fl_mask_unref(masks->mask[i]);
@@ -2709,6 +2901,66 @@ static void fl_masks_publish(struct cls_fl_head *head, struct fl_masks *masks)
 		kvfree_rcu(old, rcu);
 }
 
+/* Only for the bench: a change of an instance after it is set to false
+ * takes the instance's cache away (cache-on and cache-off costs from one
+ * module).
+ */
+static bool flow_cache = true;
+module_param(flow_cache, bool, 0644);
+MODULE_PARM_DESC(flow_cache, "Flow cache for instances of several masks (bench)");
+
+/* A cache of @span key bytes, every entry empty, generations from @gen */
+static struct fl_cache *fl_cache_create(unsigned int span, u32 gen)
+{
+	unsigned int stride = sizeof(struct fl_cache_entry) + span;
+	unsigned int n = max(1U, FL_CACHE_SIZE / stride);
+	struct fl_cache *cache;
+
+	cache = kzalloc(sizeof(*cache), GFP_KERNEL);
+	if (!cache)
+		return NULL;
+	n = rounddown_pow_of_two(n);
+	cache->entries = __alloc_percpu(n * stride,
+					__alignof__(struct fl_cache_entry));
+	if (!cache->entries) {
+		kfree(cache);
+		return NULL;
+	}
+	cache->gen = gen;
+	cache->seed = get_random_u32();
+	cache->span = span;
+	cache->stride = stride;
+	cache->slots = n - 1;
+	return cache;
+}
+
+/* Under head->lock, after every change that classify can see and before
+ * anything it took away is freed: bumps the generation, or publishes the
+ * cache the instance's masks now want (none, one of another span, or a
+ * fresh one instead of a wrap).
+ */
+static void fl_cache_changed(struct cls_fl_head *head)
+{
+	struct fl_cache *cache = rcu_dereference_protected(head->cache,
+						lockdep_is_held(&head->lock));
+	struct fl_masks *masks = fl_masks_locked(head);
+	struct fl_cache *fresh = NULL;
+	unsigned int span = 0;
+
+	if (masks && masks->n >= FL_CACHE_MIN_MASKS && READ_ONCE(flow_cache))
+		span = masks->clear_end;
+	if (cache && cache->span == span && cache->gen != U32_MAX) {
+		/* After the change: classify acquires it before its walk */
+		smp_store_release(&cache->gen, cache->gen + 1);
+		return;
+	}
+	if (span)
+		fresh = fl_cache_create(span, cache ? 1 : FL_CACHE_GEN_INIT);
+	rcu_assign_pointer(head->cache, fresh);
+	if (cache)
+		call_rcu(&cache->rcu, fl_cache_free_rcu);
+}
+
 /* Readies @mask and its table, before a set that holds it is published */
 static int fl_mask_init(struct fl_flow_mask *mask)
 {
@@ -2856,6 +3108,7 @@ static void fl_filter_remove(struct cls_fl_head *head, struct cls_fl_filter *f,
 	}
 	WRITE_ONCE(f->deleted, true);	/* fl_hw_next() reads it unlocked */
 	fl_mask_put(head, f->mask);
+	fl_cache_changed(head);
 }
 
 /* Under head->lock: @fnew joins the walk of a mask with port ranges, in
@@ -2955,6 +3208,7 @@ static int fl_insert(struct tcf_proto *tp, struct cls_fl_filter *fold,
 		WRITE_ONCE(fold->deleted, true);
 	else if (fold)
 		fl_filter_remove(head, fold, !swap);
+	fl_cache_changed(head);
 	refcount_inc(&fnew->refs);	/* the caller's, in *arg */
 	return 0;
 
