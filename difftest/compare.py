@@ -142,6 +142,10 @@ def analyse(cases, ours, stock, name='stock', strict=False):
                                      '%s only %s' % (fmt_attrs(oo), name,
                                                      fmt_attrs(so))))
             compared += len(sent)
+            for who, r in (('ours', o), (name, s)):
+                n, found = again_divergences(r, sent, who)
+                compared += n
+                divs += [dict(d, batch=bi, filter=fi) for d in found]
             if o['bits'] == s['bits']:
                 continue
             for j in sent:
@@ -158,6 +162,23 @@ def analyse(cases, ours, stock, name='stock', strict=False):
                                          name,
                                          'matches' if sv[fi] else 'misses')))
     return compared, divs
+
+
+def again_divergences(r, sent, who):
+    """A kernel against itself: each frame sent again (runner.py's
+    second pass, with the flow cache warm) must be counted as it was the
+    first time.  -> (verdicts compared, [divergences]); none of them has
+    a class: no rule explains a kernel that disagrees with itself."""
+    again = r.get('bits_again', '')
+    pairs = [j for j in sent if j < len(again) and again[j] != '-']
+    return len(pairs), [
+        dict(packet=j, cls=None, again=True,
+             what='%s %s the frame sent again (a warm flow cache), %s it '
+             'the first time' % (who, 'matches' if again[j] == '1'
+                                 else 'misses',
+                                 'matched' if r['bits'][j] == '1'
+                                 else 'missed'))
+        for j in pairs if again[j] != r['bits'][j]]
 
 
 def frames(b):

@@ -43,6 +43,12 @@ delta, in binary, says which of the K frames it counted.  The guard's
 delta must be exactly 2^K-1 (else the round is retried): a stray frame
 or a late softirq cannot go unnoticed.
 
+Then every frame but the conntrack flows' is sent again, in the same
+rounds, and its verdicts are kept apart ("bits_again"): the first pass
+met each flow's first frame with a cold flow cache (a miss), the second
+meets it warm (a hit), and compare.py requires both passes to agree on
+each kernel.
+
 usage: python3 -m difftest.runner CASES.json OUT.json [--rounds-k K] [--only B:F,...]
 """
 import json
@@ -346,17 +352,20 @@ class BatchRun:
             bool(self.packets[j].get('ct')) if d == 'ct'
             else self.packets[j].get('tunnel') == d)
 
-    def round_plan(self, k):
+    def round_plan(self, k, again=False):
         """[(frames, attempts, flush first)]: rounds of k frames
-        (retried when something else got in); then the conntrack flows:
-        each frame once, in order, after a flush (a frame sent again, or
-        2^j times, would change its flow's state)."""
+        (retried when something else got in); then, but @again, the
+        conntrack flows: each frame once, in order, after a flush (a
+        frame sent again, or 2^j times, would change its flow's
+        state)."""
         plan = []
         todo = [j for j in range(len(self.frames))
                 if self.sent_ok[j] and not self.packets[j].get('ct')]
         while todo:
             plan.append((todo[:k], 4, False))
             todo = todo[k:]
+        if again:
+            return plan
         ct_todo = [(j,) for j in range(len(self.frames))
                    if self.sent_ok[j] and self.packets[j].get('ct')]
         plan += [(g, 1, n == 0) for n, g in enumerate(ct_todo)]
@@ -456,6 +465,25 @@ class BatchRun:
             self.record_round(group, cur, got, tgot)
         self.t_send = time.time() - t0
 
+    def send_again(self, k):
+        """The frames but the conntrack flows' once more, their verdicts
+        in verdict_again ('-': not sent again); the first pass's
+        verdicts and what reached the guards stay."""
+        first = self.verdict, self.reached, self.reached_tun
+        self.verdict = [[0] * len(self.frames) for _ in self.filters]
+        self.reached = [0] * len(self.frames)
+        self.reached_tun = {d: [0] * len(self.frames) for d in self.gdevs}
+        self.prev = self.rig.counters()
+        again = set()
+        for group, attempts, _ in self.round_plan(k, again=True):
+            cur, got, tgot = self.run_round(group, attempts)
+            self.record_round(group, cur, got, tgot)
+            again.update(group)
+        self.verdict_again = [
+            [str(v[j]) if j in again else '-' for j in range(len(v))]
+            for v in self.verdict]
+        self.verdict, self.reached, self.reached_tun = first
+
     def read_dumps(self):
         """What each filter holds: its dump (compare.py compares ours'
         with stock's)."""
@@ -467,6 +495,8 @@ class BatchRun:
         filters = self.filters
         for i, r in enumerate(self.res):
             r['bits'] = ''.join(map(str, self.verdict[i])) \
+                if not r['err'] else ''
+            r['bits_again'] = ''.join(self.verdict_again[i]) \
                 if not r['err'] else ''
             if not r['err']:
                 r['dump'] = self.dumps[filters[i].get('dev')].get(
@@ -490,6 +520,7 @@ def run_batch(rig, batch, k, log):
     run.install()
     run.prepare_frames()
     run.send_all(k)
+    run.send_again(k)
     run.read_dumps()
     return run.result()
 

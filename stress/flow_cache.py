@@ -6,8 +6,24 @@ the flow's packets counted all of them and no other counted any.  Many
 more changes than FL_CACHE_GEN_INIT leaves before the generation would
 wrap, so the cache is replaced on the way.
 
-Frames go out of a veth's peer (AF_PACKET) into its ingress.  Runs in
-the guest: guest/run -- /usr/bin/python3 -m stress.flow_cache
+Every filter's action is a gact of its own index, made before the
+filter (`tc actions add`), so a deleted filter's packets still show:
+a packet counted by a filter after its delete returned is seen.
+
+Two modes:
+  bursts (default)  one CPU: frames go out of a veth's peer (AF_PACKET)
+                    into its ingress between changes, and the counts must
+                    be exact.
+  --senders N       N mausezahn senders pinned one per CPU send the flow
+                    all the time, so every CPU's cache is read and written
+                    while filters change.  After each change and a settle
+                    time, a window of traffic must be counted by the one
+                    filter the mask order says and by no other; a count
+                    elsewhere is a failure only when the next window shows
+                    one too (a stale entry stays until the next change,
+                    a packet classified before the change does not).
+
+Runs in the guest: guest/run -- /usr/bin/python3 -m stress.flow_cache
 Ends with "N passed, N failed".
 """
 
@@ -51,9 +67,10 @@ def tc(*args):
 
 
 def add(handle, keys, prio=1, replace=False):
+    """A filter whose action is the gact of index @handle (made first)"""
     tc("filter", "replace" if replace else "add", "dev", DEV, "ingress",
        "protocol", "ip", "prio", str(prio), "handle", str(handle), "flower",
-       *keys.split(), "action", "drop")
+       *keys.split(), "action", "gact", "index", str(handle))
 
 
 def delete(handle, prio=1):
@@ -61,16 +78,23 @@ def delete(handle, prio=1):
        str(prio), "handle", str(handle), "flower")
 
 
+# The gact index of prio 2's matchall, which counts what prio 1 missed
+MISS = 1000
+
+
 def hits():
-    """{(prio, handle): packets} of every filter on DEV"""
-    out = sh("tc", "-s", "-j", "filter", "show", "dev", DEV, "ingress")
+    """{index: packets} of every gact, deleted filters' included"""
+    out = sh("tc", "-s", "-j", "actions", "list", "action", "gact")
     got = {}
-    for f in json.loads(out or "[]"):
-        o = f.get("options", {})
-        if "actions" in o:
-            got[(f["pref"], o["handle"])] = \
-                o["actions"][0]["stats"]["packets"]
+    for tab in json.loads(out or "[]"):
+        for a in tab.get("actions", []):
+            got[a["index"]] = a["stats"]["packets"]
     return got
+
+
+def make_actions():
+    for index in [h for h, _ in STATIC + MATCHING] + [99, MISS]:
+        tc("actions", "add", "action", "drop", "index", str(index))
 
 
 def frame():
@@ -102,13 +126,12 @@ def check(name, ok, detail=""):
 
 
 def burst(tx, step, want, count):
-    """count packets; want: the (prio, handle) that must count them"""
+    """count packets; want: the gact index that must count them"""
     h0 = hits()
     send(*tx, count)
     for _ in range(100):
         h1 = hits()
-        delta = {k: h1[k] - h0.get(k, 0) for k in h1
-                 if h1[k] != h0.get(k, 0)}
+        delta = changed(h0, h1)
         if sum(delta.values()) >= count:
             break
         time.sleep(0.01)
@@ -116,13 +139,52 @@ def burst(tx, step, want, count):
           delta == {want: count}, "got %s" % delta)
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--steps", type=int, default=400)
-    p.add_argument("--count", type=int, default=50)
-    p.add_argument("--seed", type=int, default=1)
-    a = p.parse_args()
-    rng = random.Random(a.seed)
+def changed(h0, h1):
+    return {k: h1[k] - h0.get(k, 0) for k in h1 if h1[k] != h0.get(k, 0)}
+
+
+class Senders:
+    """mausezahn senders of the flow, one pinned to each of the first N
+    CPUs, sending all the time (a pause between frames leaves the CPUs
+    some room for tc)"""
+
+    def __init__(self, n, gap):
+        self.procs = []
+        mac = open("/sys/class/net/%s/address" % DEV).read().strip()
+        for cpu in range(n):
+            self.procs.append(subprocess.Popen(
+                ["taskset", "-c", str(cpu % os.cpu_count()), "mausezahn",
+                 PEER, "-q", "-c", "0", "-d", gap, "-a", "02:00:00:00:00:01",
+                 "-b", mac, "-A", SRC, "-B", DST, "-t", "udp", "sp=1234,dp=9"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+
+    def alive(self):
+        return all(p.poll() is None for p in self.procs)
+
+    def stop(self):
+        for p in self.procs:
+            p.kill()
+            p.wait()
+
+
+def window(step, want, settle, length, senders):
+    """After a change: once settled, a window of the senders' traffic is
+    counted by @want alone.  A count elsewhere fails only when the next
+    window has one too (see the top)."""
+    time.sleep(settle)
+    for attempt in range(2):
+        h0 = hits()
+        time.sleep(length)
+        delta = changed(h0, hits())
+        if delta.keys() == {want}:
+            break
+    check("step %d: traffic on %d CPUs counted by %s alone"
+          % (step, len(senders.procs), want),
+          delta.keys() == {want} and senders.alive(),
+          "got %s%s" % (delta, "" if senders.alive() else ", a sender died"))
+
+
+def setup():
     subprocess.run(["ip", "link", "del", DEV], stderr=subprocess.DEVNULL)
     sh("ip", "link", "add", DEV, "type", "veth", "peer", "name", PEER)
     for d in (DEV, PEER):
@@ -131,17 +193,21 @@ def main():
             with open(path, "w") as f:
                 f.write("1\n")
         sh("ip", "link", "set", d, "up")
-    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-    sock.bind((PEER, 0))
-    tx = (sock, frame())
+    make_actions()
     tc("qdisc", "add", "dev", DEV, "clsact")
     tc("filter", "add", "dev", DEV, "ingress", "protocol", "ip", "prio",
-       "2", "handle", "1", "matchall", "action", "drop")
+       "2", "handle", "1", "matchall", "action", "gact", "index", str(MISS))
     for h, keys in STATIC:
         add(h, keys)
+
+
+def changes(rng, steps, observe):
+    """@steps random changes of prio 1; after each, observe(step, want)
+    with the gact index that must count the flow.  Returns how many
+    changes were made."""
     present = []            # MATCHING filters in prio 1, in the order added
-    changes = 0
-    for step in range(a.steps):
+    n = 0
+    for step in range(steps):
         what = rng.choice(("add", "del", "replace", "static"))
         absent = [m for m in MATCHING if m not in present]
         if what == "add" and absent:
@@ -156,8 +222,8 @@ def main():
             # the same handle, a key that no longer matches, then back
             m = rng.choice(present)
             add(m[0], "dst_ip 10.0.0.3/32", replace=True)
-            changes += 1
-            burst(tx, step, want_of(present, m), a.count)
+            n += 1
+            observe(step, want_of(present, m))
             add(*m, replace=True)
             if m[0] != 10:
                 # Its own mask emptied and left, and came back last;
@@ -168,13 +234,82 @@ def main():
             # a mask that comes and goes: the set of masks changes
             add(99, "dst_ip 10.0.%d.0/24 ip_proto tcp" % rng.randrange(256))
             delete(99)
-            changes += 1
-        changes += 1
-        burst(tx, step, want_of(present), a.count)
-    print("# %d steps, about %d changes" % (a.steps, changes), flush=True)
+            n += 1
+        n += 1
+        observe(step, want_of(present))
+    return n
+
+
+def under_traffic(steps, seed, senders=2, gap="100usec", settle=0.3,
+                  length=0.3):
+    """The senders mode (stress.parallel's cache phase calls it too):
+    returns the checks' (passed, failed)"""
+    del CHECKS[:]
+    setup()
+    traffic = Senders(senders, gap)
+    try:
+        n = changes(random.Random(seed), steps,
+                    lambda step, want: window(step, want, settle, length,
+                                              traffic))
+    finally:
+        traffic.stop()
+        cleanup()
+    print("# %d steps, about %d changes, %d senders" % (steps, n, senders),
+          flush=True)
+    return CHECKS.count(True), CHECKS.count(False)
+
+
+def in_bursts(steps, seed, count):
+    """The bursts mode: returns the checks' (passed, failed)"""
+    del CHECKS[:]
+    setup()
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    sock.bind((PEER, 0))
+    tx = (sock, frame())
+    try:
+        n = changes(random.Random(seed), steps,
+                    lambda step, want: burst(tx, step, want, count))
+    finally:
+        sock.close()
+        cleanup()
+    print("# %d steps, about %d changes" % (steps, n), flush=True)
+    return CHECKS.count(True), CHECKS.count(False)
+
+
+def cleanup():
     subprocess.run(["ip", "link", "del", DEV])
-    failed = CHECKS.count(False)
-    print("%d passed, %d failed" % (len(CHECKS) - failed, failed))
+    for index in [h for h, _ in STATIC + MATCHING] + [99, MISS]:
+        subprocess.run(["tc", "actions", "del", "action", "gact", "index",
+                        str(index)], stderr=subprocess.DEVNULL)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--steps", type=int, default=400)
+    p.add_argument("--count", type=int, default=50,
+                   help="frames of a burst (bursts mode)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--senders", type=int, default=0,
+                   help="senders, one per CPU, sending all the time "
+                   "(0: bursts on one CPU between changes)")
+    p.add_argument("--gap", default="100usec",
+                   help="mausezahn's pause between a sender's frames")
+    p.add_argument("--settle", type=float, default=0.3,
+                   help="seconds after a change before a window")
+    p.add_argument("--window", type=float, default=0.3,
+                   help="seconds of traffic a window counts")
+    p.add_argument("--json", metavar="FILE", help="counts, for suite.sh")
+    a = p.parse_args()
+    if a.senders:
+        passed, failed = under_traffic(a.steps, a.seed, a.senders, a.gap,
+                                       a.settle, a.window)
+    else:
+        passed, failed = in_bursts(a.steps, a.seed, a.count)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"steps": a.steps, "senders": a.senders,
+                       "passed": passed, "failed": failed}, f)
+    print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
 
@@ -185,8 +320,8 @@ def want_of(present, gone=None):
     but not its match (gone)."""
     for m in present:
         if m is not gone:
-            return (1, m[0])
-    return (2, 1)
+            return m[0]
+    return MISS
 
 
 if __name__ == "__main__":

@@ -15,6 +15,9 @@ WORKERS `tc -b` processes at once on a dummy device's clsact ingress:
   empty    workers add and delete the only filters of a prio over and
            over, so the instance is emptied and created again under
            their feet (cls_api's delete_empty and -EAGAIN replay paths).
+  cache    (--cache-steps N) the flow cache with a sender on every CPU
+           while filters change: stress.flow_cache's senders mode, one
+           check for all its steps.
 
 Run it on the debug kernel with several vCPUs to let lockdep, KASAN and
 PROVE_RCU see the races:
@@ -149,6 +152,17 @@ def phase_empty(a, tmp):
     return ok
 
 
+def phase_cache(a, seed):
+    from stress import flow_cache
+    passed, failed = flow_cache.under_traffic(a.cache_steps, seed,
+                                              senders=os.cpu_count())
+    ok = passed > 0 and not failed
+    print('%s: cache: %d changes under traffic from every CPU; %d windows '
+          'counted by the right filter alone, %d not'
+          % ('ok' if ok else 'FAIL', a.cache_steps, passed, failed))
+    return ok
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--workers', type=int, default=8)
@@ -157,6 +171,8 @@ def main():
     p.add_argument('--ops', type=int, default=400,
                    help='requests per worker in churn and empty')
     p.add_argument('--seed', type=int, default=None)
+    p.add_argument('--cache-steps', type=int, default=0,
+                   help='steps of the cache phase (0: not run)')
     a = p.parse_args()
     if not os.environ.get('TDC_GUEST'):
         sys.exit('parallel.py changes tc state: run it in the guest '
@@ -171,6 +187,8 @@ def main():
         results = [phase_insert(a, tmp), phase_churn(a, tmp, rnd),
                    phase_empty(a, tmp)]
     sh('ip link del %s' % DEV)
+    if a.cache_steps:
+        results.append(phase_cache(a, seed))
     print('%d passed, %d failed' % (results.count(True),
                                     results.count(False)))
     return 0 if all(results) else 1

@@ -13,8 +13,10 @@
 #                       included, one boot
 #   make stress-parallel
 #                       gate stage: unlocked adds, replaces, deletes and
-#                       dumps racing on one prio (stress/parallel.py), on
-#                       the debug kernel with two vCPUs
+#                       dumps racing on one prio (stress/parallel.py),
+#                       then the flow cache with a sender on each CPU
+#                       while filters change, on the debug kernel with
+#                       two vCPUs
 #
 # All end with "N passed, N failed" and fail (exit status != 0) on any
 # failed check, kernel splat, panic or timeout.  Counts are variables:
@@ -32,7 +34,8 @@ STRESS_FUZZ_COUNT   ?= 8000
 STRESS_CHURN_CYCLES ?= 3000
 STRESS_FILTERS      ?= 100000
 STRESS_SPACE_RUNS   ?= 60
-STRESS_PARTS        ?= fuzz churn lifecycle race corpus
+STRESS_CACHE_STEPS  ?= 2000
+STRESS_PARTS        ?= fuzz churn lifecycle race cache corpus
 STRESS_TIMEOUT      ?= 14400
 # failslab only in slab caches other than kmemleak's (lifecycle.py)
 STRESS_LIFE_APPEND  ?= slub_debug=A;-,kmemleak_object,kmemleak_scan_area
@@ -43,6 +46,7 @@ SMOKE_FUZZ_COUNT    ?= 600
 SMOKE_CHURN_CYCLES  ?= 600
 SMOKE_FILTERS       ?= 10000
 SMOKE_SPACE_RUNS    ?= 10
+SMOKE_CACHE_STEPS   ?= 200
 SMOKE_TIMEOUT       ?= 900
 
 DSMOKE_SEED         ?= $(SMOKE_SEED)
@@ -50,6 +54,7 @@ DSMOKE_FUZZ_COUNT   ?= 400
 DSMOKE_CHURN_CYCLES ?= 300
 DSMOKE_FILTERS      ?= 2000
 DSMOKE_SPACE_RUNS   ?= 10
+DSMOKE_CACHE_STEPS  ?= 100
 DSMOKE_TIMEOUT      ?= 1200
 
 # suite.sh's environment from the PREFIX_* variables above
@@ -57,7 +62,8 @@ stress_env = -e STRESS_SEED=$($(1)_SEED) \
 	-e FUZZ_COUNT=$($(1)_FUZZ_COUNT) \
 	-e CHURN_CYCLES=$($(1)_CHURN_CYCLES) \
 	-e LIFE_FILTERS=$($(1)_FILTERS) \
-	-e LIFE_SPACE_RUNS=$($(1)_SPACE_RUNS)
+	-e LIFE_SPACE_RUNS=$($(1)_SPACE_RUNS) \
+	-e CACHE_STEPS=$($(1)_CACHE_STEPS)
 
 .PHONY: stress stress-smoke stress-debug-smoke stress-parallel stress-guest-%
 
@@ -89,7 +95,7 @@ stress-smoke: stress-guest-$(SMOKE_VARIANT)
 	$(STRESS_STEP) --name smoke --variant $(SMOKE_VARIANT) \
 		--timeout $(SMOKE_TIMEOUT) \
 		$(call stress_env,SMOKE) -e 'LIFE_SKIP=failslab kmemleak' \
-		fuzz churn lifecycle race
+		fuzz churn lifecycle race cache
 
 stress-debug-smoke:
 	@$(MAKE) --no-print-directory -C $(STRESS_REPO) kernel VARIANT=debug
@@ -98,12 +104,12 @@ stress-debug-smoke:
 		--timeout $(DSMOKE_TIMEOUT) \
 		--append '$(STRESS_LIFE_APPEND)' \
 		$(call stress_env,DSMOKE) \
-		fuzz churn lifecycle
+		fuzz churn lifecycle cache
 
 # Unlocked requests racing on one instance (stress/parallel.py): the debug
 # kernel (lockdep, KASAN, PROVE_RCU) on two vCPUs, so the races are real
 PAR_TIMEOUT         ?= 1800
-PAR_ARGS            ?= --filters 2000 --ops 200
+PAR_ARGS            ?= --filters 2000 --ops 200 --cache-steps 40
 stress-parallel:
 	@$(MAKE) --no-print-directory -C $(STRESS_REPO) kernel VARIANT=debug
 	@$(MAKE) --no-print-directory -C $(STRESS_REPO) initramfs

@@ -4,7 +4,8 @@
 #
 # PART: fuzz, churn, lifecycle, corpus (the flower tdc corpus, tdc.py -c
 # flower, TAP in $STRESS_OUT/corpus.tap), race (stress/replace-race.sh:
-# replaces across masks under traffic, no frame may go unmatched).  Each part's output goes to
+# replaces across masks under traffic, no frame may go unmatched), cache
+# (stress/flow_cache.py: the flow cache's verdicts between changes).  Each part's output goes to
 # stdout and to $STRESS_OUT/<part>.out, its counts to
 # $STRESS_OUT/<part>.json and <part>.result.json; the last line is the sum
 # of the parts' "N passed, N failed" lines.  Exit status 0 when every part
@@ -29,6 +30,7 @@
 #   LIFE_SKIP          lifecycle parts to skip (e.g. "big failslab")
 #   CORPUS_TIMEOUT     corpus: seconds per tc command (default 180)
 #   RACE_TIME          race: seconds of replaces under traffic (default 20)
+#   CACHE_STEPS        cache: changes, each followed by a burst (default 400)
 #   STRESS_OUT         where outputs go (default $TDC_GUEST_OUT/stress)
 #   STRESS_KMSG        a line written to /dev/kmsg first (self-test of the
 #                      splat path: "WARNING: test" must fail the run)
@@ -66,6 +68,9 @@ for part in "$@"; do
 		cmd="$PY -m tdc.tdc"
 		set -- -c flower --timeout "${CORPUS_TIMEOUT:-180}" \
 			--tap "$OUT/corpus.tap" ;;
+	cache)
+		cmd="$PY -m stress.flow_cache"
+		set -- --seed "$SEED" --steps "${CACHE_STEPS:-400}" ;;
 	race)
 		cmd="sh stress/replace-race.sh"
 		set -- "${RACE_TIME:-20}" ;;

@@ -219,10 +219,17 @@ class TestRunner(unittest.TestCase):
         r = R.run_batch(rig, b, 4, lambda m: None)
         flow = [bytes.fromhex(p['hex']) for p in b['packets'] if p.get('ct')]
         # the regular frames first (rounds of 4: 2^j times each), then
-        # the flows' frames once each, in order, after the flush
-        self.assertEqual(sends[-len(flow):], flow)
-        self.assertEqual(rig.flushed_at, len(sends) - len(flow))
-        self.assertEqual(len(sends), 1 + 2 + 4 + 8 + 1 + len(flow))
+        # the flows' frames once each, in order, after the flush; then
+        # the regular frames again, the flows' not
+        regular = 1 + 2 + 4 + 8 + 1
+        self.assertEqual(sends[regular:regular + len(flow)], flow)
+        self.assertEqual(rig.flushed_at, regular)
+        self.assertEqual(len(sends), regular + len(flow) + regular)
+        self.assertEqual(sends[:regular], sends[-regular:])
+        for f in r['filters']:
+            if not f['err']:
+                self.assertEqual(f['bits_again'],
+                                 f['bits'][:5] + '-' * len(flow))
         self.assertEqual(r['reached_ct'], '0' * 5 + '1' * len(flow))
         # the ct action after chain 0's guard
         last = max(p for p, f in zip(b['prio'], b['filters'])

@@ -265,6 +265,33 @@ class TestStrictRuns(unittest.TestCase):
             self.assertTrue(run.divergences()[0].startswith(
                 'divergence [UNEXPLAINED]'), lines)
 
+    def test_a_kernel_disagreeing_with_itself_fails(self):
+        """runner.py's second pass (the flow cache warm): a frame counted
+        otherwise than the first time fails, on either kernel, in both
+        modes, and its verdicts count as compared."""
+        good = row(bits_again=BITS)
+        again = row(bits_again='10010-')
+        run = strict_run(self, [filt(0), filt(1)], [again, row()],
+                         [good, row()])
+        code, lines = run.compare('--stock-name', 'stock-next')
+        self.assertEqual((code, lines[-1]), (0, '23 passed, 0 failed'),
+                         lines)
+        for bad, who in (('10000-', 'ours'), ('101100', 'stock-next')):
+            rows = [row(bits_again=bad), row()]
+            run = strict_run(self, [filt(0), filt(1)],
+                             rows if who == 'ours' else [good, row()],
+                             [good, row()] if who == 'ours' else rows)
+            for opts in (('--stock-name', 'stock-next'), ()):
+                code, lines = run.compare(*opts)
+                self.assertEqual(code, 1, lines)
+                self.assertTrue(lines[-1].endswith(' 1 failed'), lines)
+                div = run.divergences()[0]
+                self.assertTrue(div.startswith('divergence [UNEXPLAINED]'),
+                                div)
+                name = who if opts or who == 'ours' else 'stock'
+                self.assertIn('%s %s the frame sent again' % (
+                    name, 'misses' if who == 'ours' else 'matches'), div)
+
     def test_a_stock_bug_dump_fails(self):
         # a PPPoE filter's ethertype: ours dumps ppp_ses, stock ip
         f = filt(0, proto='ppp_ses')
