@@ -1,15 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
 """flower.packets - one packet description, rendered as frame bytes
-(build) or as a scapy expression (scapy_expr).
+(build) or as scapy layers (scapy_layers) and their expression
+(scapy_expr).
 
 A spec is a plain, JSON-able dict (difftest's corpus stores them).
 build(spec) packs its headers by hand (struct), so that any field,
 including inconsistent ones (lengths of a truncated frame, reserved bits,
-odd ARP sizes), can be set.  scapy_expr(spec) renders a consistent spec
-as the expression tdc's scapyPlugin evaluates with scapy.all's names
+odd ARP sizes), can be set.  scapy_layers(spec) gives a consistent spec
+as scapy layers (Layers: (name, fields) pairs, plain data, which tcgen
+writes its frames in too), and scapy_expr(spec) renders them as the
+expression tdc's scapyPlugin evaluates with scapy.all's names
 (Ether(...)/IP(...)/UDP(...)); flower/tests/test_packets.py checks that
-scapy builds the same bytes from it as build().  Nothing here imports
-scapy: the guest imports this module without it.
+scapy builds the same bytes from it as build().  scapy_frame(layers)
+builds the scapy packet of Layers without an eval; it is the only
+function that imports scapy, when called: the guest imports this module
+without it.
 
 spec keys:
   dst, src      ints (48 bit)
@@ -379,9 +384,22 @@ def clone(s):
     return copy.deepcopy(s)
 
 
-# --- the same frame as a scapy expression ---------------------------------
-# Fields build() derives (lengths, IHL, the IPv4 checksum, ethertypes and
-# IP protocols scapy's layer bindings give) are left to scapy, so that
+# --- the same frame as scapy layers ---------------------------------------
+# A frame as scapy writes it: Layers, a tuple of (layer name, {field:
+# value}) pairs, outermost first; plain data.  render() writes it as the
+# expression tdc's scapyPlugin evaluates with scapy.all's names
+# (Ether(...)/IP(...)/UDP(...)); scapy_frame() builds the same packet by
+# calling those classes with the fields, for its length and bytes (the
+# only function here that imports scapy, when called).  A value is
+# written by its repr(), so it is an int, str, bytes, or a list of them
+# (what repr() writes back exactly), or Code: text written as it is
+# (scapy_layers() uses it for what needs an expression: bytes(20), an
+# IPOption, a frame's bytes cut), which render() writes and
+# scapy_frame() refuses (it would take an eval).
+#
+# scapy_layers(s) is the frame build(s) packs.  Fields build() derives
+# (lengths, IHL, the IPv4 checksum, ethertypes and IP protocols scapy's
+# layer bindings give) are left to scapy, so that
 # flower/tests/test_packets.py compares two packers; the spec's fields
 # (and build()'s defaults) are written out, unless scapy's default is the
 # same value.
@@ -397,9 +415,54 @@ def zeros(n):
     return Code('bytes(%d)' % n)
 
 
+class Layers(tuple):
+    """A frame as scapy layers: (name, {field: value}) pairs, outermost
+    first.  a / b stacks b on a, as scapy's / does."""
+
+    def __new__(cls, layers=()):
+        return super().__new__(cls, ((name, dict(fields))
+                                     for name, fields in layers))
+
+    def __truediv__(self, other):
+        return Layers(tuple(self) + tuple(other))
+
+    def with_fields(self, name, nth=0, **fields):
+        """The same frame, the nth layer called `name` with `fields`
+        changed or added (a field keeps its place)."""
+        at = [i for i, (n, _f) in enumerate(self) if n == name][nth]
+        return Layers(self[:at] + ((name, dict(self[at][1], **fields)),) +
+                      self[at + 1:])
+
+
+def one(name, **fields):
+    """A frame of one layer: Layers([(name, fields)])."""
+    return Layers([(name, fields)])
+
+
 def layer(name, **fields):
     """'Name(f=v,...)', each value as its repr()."""
     return '%s(%s)' % (name, ','.join('%s=%r' % f for f in fields.items()))
+
+
+def render(layers):
+    """The scapy expression of a frame given as Layers."""
+    return '/'.join(layer(name, **fields) for name, fields in layers)
+
+
+def scapy_frame(layers):
+    """The scapy packet of a frame given as Layers: each layer's class
+    from scapy.all called with its fields, stacked by /; TypeError for a
+    Code value.  Imports scapy (the guest never calls this)."""
+    import scapy.all
+    frame = None
+    for name, fields in layers:
+        code = [k for k, v in fields.items() if isinstance(v, Code)]
+        if code:
+            raise TypeError('%s(%s=%s): an expression, not a value'
+                            % (name, code[0], fields[code[0]]))
+        part = getattr(scapy.all, name)(**fields)
+        frame = part if frame is None else frame / part
+    return frame
 
 
 def vlan_layer(tpid):
@@ -411,8 +474,8 @@ def vlan_layer(tpid):
 def pppoe_layers(sid, proto):
     """PPPoE session header and the PPP protocol, uncompressed (2 bytes:
     scapy's PPP layer compresses it to one, which flower does not match)."""
-    return '%s/Raw(load=%r)' % (layer('PPPoE', sessionid=sid),
-                                proto.to_bytes(2, 'big'))
+    return one('PPPoE', sessionid=sid) / one('Raw',
+                                              load=proto.to_bytes(2, 'big'))
 
 
 def mac(n):
@@ -447,12 +510,18 @@ def _unrenderable(s):
 
 
 def scapy_expr(s, nested=False):
-    """The scapy expression of the frame build(s) packs; ValueError,
-    naming it, for what only an inconsistent frame has.  nested: a frame
-    carried by another one; a padded one is its bytes (scapy leaves
-    Padding out of the carrier's lengths, build() counts it)."""
+    """The scapy expression of the frame build(s) packs: render() of
+    scapy_layers()."""
+    return render(scapy_layers(s, nested))
+
+
+def scapy_layers(s, nested=False):
+    """The Layers of the frame build(s) packs; ValueError, naming it, for
+    what only an inconsistent frame has.  nested: a frame carried by
+    another one; a padded one is its bytes (scapy leaves Padding out of
+    the carrier's lengths, build() counts it)."""
     if s.get('tun'):
-        return scapy_expr(wire(s))
+        return scapy_layers(wire(s))
     why = _unrenderable(s)
     if why:
         raise ValueError('no scapy expression: ' + why)
@@ -462,46 +531,46 @@ def scapy_expr(s, nested=False):
         nexts.append((tpid, tpid in VLAN_LAYER))
         heads.append((vlan_layer(tpid), _but(dict(vlan=vid, prio=prio, id=dei),
                                              dict(prio=0, id=0))))
-    body, bound = _l3_expr(s)
+    body, bound = _l3_layers(s)
     nexts.append((etype_of(s), etype_of(s) == bound))
-    out = [layer(name, **(fields if own else dict(fields, type=etype)))
-           for (name, fields), (etype, own) in zip(heads, nexts)] + body
+    out = Layers((name, fields if own else dict(fields, type=etype))
+                 for (name, fields), (etype, own) in zip(heads, nexts)) / body
     if s.get('pad'):
-        out.append(layer('Padding', load=zeros(s['pad'])))
+        out /= one('Padding', load=zeros(s['pad']))
         if nested:
-            return layer('Raw', load=Code('bytes(%s)' % '/'.join(out)))
-    return '/'.join(out)
+            return one('Raw', load=Code('bytes(%s)' % render(out)))
+    return out
 
 
-def _l3_expr(s):
-    """(the layers after the last ethertype, the ethertype scapy gives
+def _l3_layers(s):
+    """(the Layers after the last ethertype, the ethertype scapy gives
     the first of them; None for Raw)."""
     l3 = s['l3']
     if l3 in ('ipv4', 'ipv6'):
-        return _ip_expr(s), ETH_P['ipv%d' % s['ip']['v']]
+        return _ip_layers(s), ETH_P['ipv%d' % s['ip']['v']]
     if l3 == 'arp':
-        return [_arp_expr(s['arp'])], ETH_P['arp']
-    ip = _ip_expr(s) if s.get('ip') else [layer('Raw', load=zeros(20))]
+        return _arp_layer(s['arp']), ETH_P['arp']
+    ip = _ip_layers(s) if s.get('ip') else one('Raw', load=zeros(20))
     if l3 == 'mpls':
-        return [layer('Raw', load=b''.join(lse(*e) for e in s['mpls']))] + \
-            ip, None
+        return one('Raw', load=b''.join(lse(*e) for e in s['mpls'])) / ip, \
+            None
     if l3 == 'pppoe':
         p = s['pppoe']
-        return [pppoe_layers(p.get('sid', 1), p.get('proto', 0x21))] + ip, \
+        return pppoe_layers(p.get('sid', 1), p.get('proto', 0x21)) / ip, \
             ETH_P['pppoe']
     if l3 == 'len8023':
-        return [layer('Raw', load=Code('%r+bytes(40)' % LLC))], None
-    return [layer('Raw', load=zeros(s.get('raw_len', 30)))], None
+        return one('Raw', load=Code('%r+bytes(40)' % LLC)), None
+    return one('Raw', load=zeros(s.get('raw_len', 30))), None
 
 
-def _arp_expr(a):
+def _arp_layer(a):
     """scapy's ARP packs hwsrc/psrc as a MAC / an IPv4 address only for
     hwtype Ethernet / ptype IPv4, else as byte strings."""
     hrd, pro = a.get('hrd', 1), a.get('pro', ETH_P['ipv4'])
     hw = mac if hrd == 1 else (lambda n: n.to_bytes(6, 'big'))
     pa = (lambda n: addr(n, 4)) if pro == ETH_P['ipv4'] else \
         (lambda n: n.to_bytes(4, 'big'))
-    return layer('ARP', **_but(dict(
+    return one('ARP', **_but(dict(
         hwtype=hrd, ptype=pro, op=a.get('op', 1), hwsrc=hw(a['sha']),
         psrc=pa(a['sip']), hwdst=hw(a['tha']), pdst=pa(a['tip'])),
         dict(hwtype=1, ptype=ETH_P['ipv4'])))
@@ -511,7 +580,7 @@ IP6_EXT = {'hbh': 'IPv6ExtHdrHopByHop', 'dst': 'IPv6ExtHdrDestOpt',
            'rt': 'IPv6ExtHdrRouting', 'frag': 'IPv6ExtHdrFragment'}
 
 
-def _ip_expr(s):
+def _ip_layers(s):
     """IP, or IPv6 and its extension headers, then the L4 layers."""
     ip = s['ip']
     v = ip['v']
@@ -540,14 +609,14 @@ def _ip_expr(s):
             hdrs.append((IP6_EXT[e], _but(dict(offset=off, m=mf, id=7),
                                           dict(offset=0, m=0))
                          if e == 'frag' else {}))
-    l4, bound = _l4_expr(s, v)
+    l4, bound = _l4_layers(s, v)
     if ip.get('proto', 17) != bound:
         hdrs[-1][1]['proto' if v == 4 else 'nh'] = ip.get('proto', 17)
-    return [layer(name, **fields) for name, fields in hdrs] + l4
+    return Layers(hdrs) / l4
 
 
-def _l4_expr(s, v):
-    """(the layers after the IP header(s), the IP protocol scapy gives
+def _l4_layers(s, v):
+    """(the Layers after the IP header(s), the IP protocol scapy gives
     the first of them; None for Raw).  L4 checksums 0, as build()."""
     l4 = s.get('l4') or {'kind': 'raw'}
     k = l4['kind']
@@ -557,16 +626,16 @@ def _l4_expr(s, v):
         flags = l4.get('flags', 0x10) & 0xfff   # 3 reserved bits, 9 flags
         tcp = dict(ports, seq=1, **_but(dict(reserved=flags >> 9),
                                         dict(reserved=0)))
-        return [layer('TCP', **tcp, flags=flags & 0x1ff, window=512, chksum=0),
-                layer('Raw', load=TCP_DATA)], L4_PROTO['tcp']
+        return one('TCP', **tcp, flags=flags & 0x1ff, window=512,
+                   chksum=0) / one('Raw', load=TCP_DATA), L4_PROTO['tcp']
     if k == 'udp':
         # scapy computes the checksum build() computes for csum
-        return [layer('UDP', **ports, **({} if l4.get('csum') else
-                                         dict(chksum=0))),
-                layer('Raw', load=UDP_DATA)], L4_PROTO['udp']
+        return one('UDP', **ports, **({} if l4.get('csum') else
+                                      dict(chksum=0))) / \
+            one('Raw', load=UDP_DATA), L4_PROTO['udp']
     if k in TUNNEL_PORT:
-        body = scapy_expr(inner, True) if (inner or {}).get('ether') else \
-            layer('Raw', load=zeros(14))
+        body = scapy_layers(inner, True) if (inner or {}).get('ether') else \
+            one('Raw', load=zeros(14))
         # scapy computes the UDP checksum, as build() does; it binds
         # UDP dport 4789 to VXLAN, not 6081 to Geneve (scapy.contrib)
         udp = dict(sport=ports['sport'])
@@ -574,41 +643,40 @@ def _l4_expr(s, v):
         if k == 'geneve' or dport != TUNNEL_PORT[k]:
             udp['dport'] = dport
         if k == 'geneve':
-            hdr = layer('Raw', load=tunnel_header(k, l4.get('vni', 1)))
+            hdr = one('Raw', load=tunnel_header(k, l4.get('vni', 1)))
         else:
             # RFC 7348's flags (I); before Ether scapy's VXLAN says
             # VXLAN-GPE (flags 0x0c, NextProtocol 3) unless told
-            hdr = layer('VXLAN', flags=0x08, NextProtocol=0,
-                        vni=l4.get('vni', 1) & 0xffffff)
-        return [layer('UDP', **udp), hdr, body], L4_PROTO['udp']
+            hdr = one('VXLAN', flags=0x08, NextProtocol=0,
+                      vni=l4.get('vni', 1) & 0xffffff)
+        return one('UDP', **udp) / hdr / body, L4_PROTO['udp']
     if k == 'sctp':
-        return [layer('SCTP', **ports, tag=0x1234, chksum=0),
-                layer('SCTPChunkData', beginning=1, ending=1)], \
-            L4_PROTO['sctp']
+        return one('SCTP', **ports, tag=0x1234, chksum=0) / \
+            one('SCTPChunkData', beginning=1, ending=1), L4_PROTO['sctp']
     if k in ('icmp', 'icmp6'):
-        payload = layer('Raw', load=PING_DATA if inner is None else Code(
-            'bytes(%s)[:48]' % '/'.join(_l3_expr(inner)[0])))
+        payload = one('Raw', load=PING_DATA if inner is None else Code(
+            'bytes(%s)[:48]' % render(_l3_layers(inner)[0])))
         code = dict(type=l4.get('type', 8), code=l4.get('code', 0))
         if k == 'icmp':
             # scapy computes the checksum build() computes for csum
-            return [layer('ICMP', **code, **({} if l4.get('csum') else
-                                             dict(chksum=0))), payload], \
+            return one('ICMP', **code, **({} if l4.get('csum') else
+                                          dict(chksum=0))) / payload, \
                 L4_PROTO['icmp'] if v == 4 else None
-        return [layer('ICMPv6Unknown', **code, cksum=0, msgbody=bytes(4)),
-                payload], L4_PROTO['icmp6'] if v == 6 else None
+        return one('ICMPv6Unknown', **code, cksum=0, msgbody=bytes(4)) / \
+            payload, L4_PROTO['icmp6'] if v == 6 else None
     if k == 'l2tp':
-        return [layer('Raw', load=l4.get('sid', 1).to_bytes(4, 'big') +
-                      bytes(12))], None
+        return one('Raw', load=l4.get('sid', 1).to_bytes(4, 'big') +
+                   bytes(12)), None
     if k == 'gre' and inner:
-        return [layer('GRE')] + ([scapy_expr(inner, True)]
-                                 if inner.get('ether')
-                                 else _l3_expr(inner)[0]), L4_PROTO['gre']
+        return one('GRE') / (scapy_layers(inner, True)
+                             if inner.get('ether')
+                             else _l3_layers(inner)[0]), L4_PROTO['gre']
     if k == 'gre':
-        return [layer('GRE', proto=ETH_P['ipv4']),
-                layer('Raw', load=zeros(20))], L4_PROTO['gre']
+        return one('GRE', proto=ETH_P['ipv4']) / \
+            one('Raw', load=zeros(20)), L4_PROTO['gre']
     if k in ('ipip', 'ip6ip') and inner:
-        return _l3_expr(inner)[0], \
+        return _l3_layers(inner)[0], \
             L4_PROTO['ipip' if inner['ip']['v'] == 4 else 'ip6ip']
     if k in ('ipip', 'ip6ip'):
-        return [layer('Raw', load=zeros(20))], None
-    return [layer('Raw', load=zeros(l4.get('raw_len', 16)))], None
+        return one('Raw', load=zeros(20)), None
+    return one('Raw', load=zeros(l4.get('raw_len', 16))), None

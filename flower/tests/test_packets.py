@@ -185,6 +185,27 @@ class TestAgainstScapy(unittest.TestCase):
             self.assertEqual(scapy.all.Ether(P.build(t))[scapy.all.ICMP]
                              .chksum, 0)
 
+    def test_layers_built_without_eval(self):
+        """scapy_frame() of scapy_layers() (the classes called with the
+        fields) packs what build() packs, for every spec whose layers
+        are plain values; one with an expression (Code) is refused."""
+        plain = coded = 0
+        for s in self.specs:
+            try:
+                layers = P.scapy_layers(s)
+            except ValueError:
+                continue
+            if any(isinstance(v, P.Code) for _n, f in layers
+                   for v in f.values()):
+                coded += 1
+                with self.assertRaises(TypeError):
+                    P.scapy_frame(layers)
+                continue
+            plain += 1
+            self.assertEqual(bytes(P.scapy_frame(layers)), P.build(s), s)
+        self.assertGreater(plain, 100)
+        self.assertGreater(coded, 0)
+
     def test_lse_is_scapys_mpls(self):
         """MPLS is rendered as bytes (scapy.all has no MPLS layer): the
         entries are scapy.contrib's."""
