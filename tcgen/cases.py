@@ -202,9 +202,9 @@ def dump_text(*instances):
     """The exact tc -j filter show output for instances given as
     (proto, prio, [options of each filter])."""
     out = []
-    for proto, prio, filters in instances:
+    for proto, prio, flts in instances:
         out.append(header(proto, prio))
-        out += [entry(proto, opts, prio) for opts in filters]
+        out += [entry(proto, opts, prio) for opts in flts]
     return compact(out)
 
 
