@@ -7,6 +7,12 @@ from tcgen.common import INGRESS, SHOW, SHOW_STATS, rx
 from tcgen.packets import frame_bytes, ingress_bytes, ip4, ip6, layer, udp
 
 
+def sized(i):
+    """An IPv4/UDP frame to 10.1.0.i with 10*i bytes of payload."""
+    return ip4(dst='10.1.0.%d' % i,
+               l4=udp() / layer('Raw', load=b'z' * (10 * i)))
+
+
 def action_cases(c):
     t = 'actions'
     hit = ip4(dst='10.1.0.1')
@@ -43,13 +49,10 @@ def action_cases(c):
                verify=SHOW_STATS + ' prio 9', match_json=later(seen))
     c.case(t, 'Action stats count packets and bytes exactly (5 frames of '
            'different sizes)', base + ' action ok',
-           scapy=[(ip4(dst='10.1.0.%d' % i, l4=udp() + '/Raw(load=b%r)'
-                       % ('z' * (10 * i))), 1) for i in range(1, 6)],
+           scapy=[(sized(i), 1) for i in range(1, 6)],
            verify=SHOW_STATS,
            match_json=stats_json('ip', 5, sum(
-               ingress_bytes(ip4(dst='10.1.0.%d' % i, l4=udp() +
-                                 '/Raw(load=b%r)' % ('z' * (10 * i))))
-               for i in range(1, 6))))
+               ingress_bytes(sized(i)) for i in range(1, 6))))
     c.case(t, 'A frame sent 7 times is counted 7 times', base + ' action ok',
            scapy=[(hit, 7), (miss, 3)], verify=SHOW_STATS,
            match_json=stats_json('ip', 7, 7 * hb))

@@ -10,13 +10,15 @@ import json
 from tcgen.common import (DUMMY_SETUP, FILTER_LINE, FLNL_TIMEOUT, INGRESS,
                           PROTO_NAME, compact, filters, quote, rx)
 from tdc import corpus, jsonpattern
-from tcgen.packets import dot1q, ether, ingress_bytes, ip4, layer
+from tcgen.packets import (Layers, dot1q, ether, ingress_bytes, ip4, layer,
+                           render)
 
 
 class Corpus:
     def __init__(self):
         self.themes = collections.OrderedDict()     # theme -> [case]
         self.names = set()
+        self.frames = []        # every frame a case sends, as its spec
 
     def case(self, theme, name, cmd, exp=0, setup=(), verify=None,
              pattern=None, count=1, match_json=None, exact=None, scapy=None,
@@ -76,8 +78,11 @@ class Corpus:
         if hidden_exit:
             case[corpus.PIPE_OPT_OUT] = hidden_exit
         if scapy:
+            assert all(isinstance(p, Layers) for p, _n in scapy), \
+                'a frame is a tcgen.packets spec, not text'
+            self.frames += [p for p, _n in scapy]
             case['scapy'] = [
-                {'iface': '$DEV0', 'count': n, 'packet': p}
+                {'iface': '$DEV0', 'count': n, 'packet': render(p)}
                 for p, n in scapy]
         if verify:
             case['verifyCmd'] = verify

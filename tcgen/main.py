@@ -166,8 +166,8 @@ RETIRED_IDS = frozenset((
     'c7db', '12fc'))
 
 
-def build():
-    """{file name: text} of the whole generated corpus."""
+def corpus():
+    """The Corpus of every theme, its ids assigned."""
     c = Corpus()
     main_themes(c)
     keys_cases(c)
@@ -182,6 +182,12 @@ def build():
     # renamed: its old file goes, its ids stay with their names)
     c.assign_ids(foreign_ids(set('%s.json' % t for t in c.themes) |
                              set(read_manifest())) | RETIRED_IDS)
+    return c
+
+
+def build():
+    """{file name: text} of the whole generated corpus."""
+    c = corpus()
     files = {}
     for theme in sorted(c.themes):
         files[theme + '.json'] = json.dumps(c.themes[theme], indent=4) + '\n'

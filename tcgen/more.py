@@ -3,7 +3,7 @@
 """
 
 from tcgen.cases import stats_json, tc_filter
-from tcgen.common import SHOW_STATS, SRC_MAC, filters
+from tcgen.common import SHOW_STATS, filters
 from tcgen.packets import (arp_pkt, dot1q, ether, ingress_bytes, ip4, ip6,
                            layer, raw_frame, udp)
 
@@ -15,6 +15,14 @@ COUNTER = '$TC filter add dev $DEV1 ingress protocol ip prio 9 ' \
 TEN_FILTERS = ["awk 'BEGIN { for (i = 1; i <= 10; i++) printf \"filter "
                "add dev $DEV1 ingress protocol ip prio 1 handle %d flower "
                "dst_ip 10.5.0.%d action ok\\n\", i, i }' > $BATCH_FILE"]
+
+
+def qinq(outer, inner):
+    """An IPv4/UDP frame in an 802.1ad tag `outer` and an 802.1Q tag
+    `inner`."""
+    return ether() / layer('Dot1AD', vlan=outer) / \
+        layer('Dot1Q', vlan=inner) / \
+        layer('IP', src='10.2.0.1', dst='10.1.0.1') / udp()
 
 
 def at_prio(prio, packets, handle=1):
@@ -115,7 +123,7 @@ def ipv4_corner_cases(c):
            verify=SHOW_STATS, match_json=stats_json(
                'ip', 1, ingress_bytes(ip4(l4=udp(dport=80)))))
     ipip = ip4(dst='10.1.0.1', l4=layer('IP', src='10.8.0.1',
-                                        dst='10.9.0.1') + '/' + udp())
+                                        dst='10.9.0.1') / udp())
     c.case('packets-ipv4', 'Packets: an IPIP frame is matched on its outer '
            'dst_ip, not on the encapsulated one',
            tc_filter('add', 'ip', 'dst_ip 10.1.0.1 action ok', handle=1),
@@ -166,15 +174,9 @@ def packet_family_cases(c):
     c.case('packets-vlan', 'Packets: a QinQ frame matches the outer 802.1ad '
            'vlan_id',
            tc_filter('add', '802.1ad', 'vlan_id 30 action ok', handle=1),
-           scapy=[(ether() + '/Dot1AD(vlan=30)/Dot1Q(vlan=5)/' + layer(
-               'IP', src='10.2.0.1', dst='10.1.0.1') + '/' + udp(), 1),
-                  (ether() + '/Dot1AD(vlan=31)/Dot1Q(vlan=30)/' + layer(
-                      'IP', src='10.2.0.1', dst='10.1.0.1') + '/' + udp(),
-                   1)],
+           scapy=[(qinq(30, 5), 1), (qinq(31, 30), 1)],
            verify=SHOW_STATS, match_json=stats_json(
-               '802.1ad', 1, ingress_bytes(
-                   ether() + '/Dot1AD(vlan=30)/Dot1Q(vlan=5)/' + layer(
-                       'IP', src='10.2.0.1', dst='10.1.0.1') + '/' + udp())))
+               '802.1ad', 1, ingress_bytes(qinq(30, 5))))
     c.case('packets-eth', 'Packets: indev $DEV1 matches frames received on '
            '$DEV1; the same key with indev flin0 does not',
            tc_filter('add', 'all', 'indev $DEV1 src_mac 02:00:00:00:cc:01 '
@@ -182,8 +184,7 @@ def packet_family_cases(c):
            setup=['$IP link add flin0 type dummy',
                   tc_filter('add', 'all', 'indev flin0 src_mac '
                             '02:00:00:00:cc:01 action ok', handle=2)],
-           scapy=[(raw_frame(0x88b5).replace(repr(SRC_MAC),
-                                             "'02:00:00:00:cc:01'"), 2)],
+           scapy=[(raw_frame(0x88b5, src='02:00:00:00:cc:01'), 2)],
            verify=SHOW_STATS,
            match_json=[{'kind': 'flower'},
                        {'options': {'handle': 1, 'actions': [
@@ -223,12 +224,12 @@ def packet_family_cases(c):
            'field off in each of the other frames',
            tc_filter('add', 'ip', every + ' action ok', handle=1),
            scapy=[(good, 1),
-                  (good.replace('ttl=64', 'ttl=63'), 1),
-                  (good.replace('tos=20', 'tos=36'), 1),
-                  (good.replace('dport=80', 'dport=81'), 1),
-                  (good.replace("flags='S'", "flags='SA'"), 1),
-                  (good.replace("dst='10.1.0.1'", "dst='10.1.1.1'"), 1),
-                  (good.replace('sport=16675', 'sport=20771'), 1)],
+                  (good.with_fields('IP', ttl=63), 1),
+                  (good.with_fields('IP', tos=36), 1),
+                  (good.with_fields('TCP', dport=81), 1),
+                  (good.with_fields('TCP', flags='SA'), 1),
+                  (good.with_fields('IP', dst='10.1.1.1'), 1),
+                  (good.with_fields('TCP', sport=20771), 1)],
            verify=SHOW_STATS, match_json=stats_json('ip', 1,
                                                     ingress_bytes(good)))
 

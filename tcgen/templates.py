@@ -90,7 +90,7 @@ def num_of_vlans_cases(c):
     add = '$TC filter add dev $DEV1 ingress pref 1 flower '
 
     def v4(src):
-        return '/'.join([layer('IP', src=src, dst='10.1.0.1'), udp()])
+        return layer('IP', src=src, dst='10.1.0.1') / udp()
     forms = [
         ('vlan', 'num_of_vlans 1 vlan_prio 5 (no protocol: all)',
          add + 'num_of_vlans 1 vlan_prio 5', 'all',

@@ -4,7 +4,7 @@
 
 from tcgen.cases import flnl, stats_json, tc_filter
 from tcgen.common import DST_MAC, SHOW_STATS, rx
-from tcgen.packets import ether, ingress_bytes, ip4, udp
+from tcgen.packets import ether, ingress_bytes, ip4, layer, udp
 
 
 # Their values come from metadata, not from the frame's headers: enc_* from
@@ -25,8 +25,8 @@ TUN_DEVS = {
                '$IP link set gnv0 up', '$TC qdisc add dev gnv0 ingress'],
 }
 TUN_DEV = {'vxlan': 'vx0', 'geneve': 'gnv0'}
-TUN_INNER = ("Ether(dst='02:00:00:00:01:01', src='02:00:00:00:01:02')/"
-             "IP(src='192.168.9.1', dst='192.168.9.2')/ICMP()")
+TUN_INNER = ether('02:00:00:00:01:01', '02:00:00:00:01:02') / \
+    layer('IP', src='192.168.9.1', dst='192.168.9.2') / layer('ICMP')
 
 
 def geneve_opt(cls, typ, data):
@@ -39,19 +39,19 @@ def tunneled(kind='vxlan', vni=42, src=TUN_PEER4, dst=TUN_LOCAL4, sport=1234,
     """The frame $DEV0 sends: outer Ethernet/IP(v6)/UDP, the VXLAN or
     Geneve header, then TUN_INNER."""
     if ':' in dst:
-        outer = 'IPv6(src=%r, dst=%r, tc=%d, hlim=%d)' % (src, dst, tos, ttl)
+        outer = layer('IPv6', src=src, dst=dst, tc=tos, hlim=ttl)
     else:
-        outer = 'IP(src=%r, dst=%r, tos=%d, ttl=%d)' % (src, dst, tos, ttl)
+        outer = layer('IP', src=src, dst=dst, tos=tos, ttl=ttl)
     if kind == 'vxlan':
-        udp_ = 'UDP(sport=%d, dport=%d)' % (sport, dport or 4789)
+        udp_ = udp(sport, dport or 4789)
         # flags 0x08 (VNI present) alone: scapy's default also sets the
         # GPE next-protocol bit, which a plain VXLAN device drops
-        hdr = 'VXLAN(flags=0x08, vni=%d)' % vni
+        hdr = layer('VXLAN', flags=0x08, vni=vni)
     else:
-        udp_ = 'UDP(sport=%d, dport=%d)' % (sport, dport or 6081)
-        hdr = 'Raw(load=%r)' % (bytes([len(opts) // 4, 0, 0x65, 0x58]) +
-                                vni.to_bytes(3, 'big') + b'\x00' + opts)
-    return '/'.join([ether(), outer, udp_, hdr, TUN_INNER])
+        udp_ = udp(sport, dport or 6081)
+        hdr = layer('Raw', load=bytes([len(opts) // 4, 0, 0x65, 0x58]) +
+                    vni.to_bytes(3, 'big') + b'\x00' + opts)
+    return ether() / outer / udp_ / hdr / TUN_INNER
 
 
 def tun_stats(kind, packets, prio=1):
@@ -166,8 +166,7 @@ def tunnel_cases(c):
                      dev='vx0', handle=1, tail='action drop'),
            setup=TUN_SETUP + TUN_DEVS['vxlan'],
            scapy=[(tunneled(), 1),
-                  (tunneled().replace("dst='192.168.9.2'",
-                                      "dst='192.168.9.3'"), 1)],
+                  (tunneled().with_fields('IP', 1, dst='192.168.9.3'), 1)],
            verify='$TC -s -j filter show dev vx0 ingress',
            match_json=tun_stats('vxlan', 1))
     c.case('packets-enc', 'Packets: enc_src_port 1234 ($FLNL: tc 6.1 has '

@@ -2,7 +2,6 @@
 """tcgen.catalogue.eth - Ethernet addresses and type.
 """
 
-from tcgen.common import DST_MAC, SRC_MAC
 from tcgen.matches import indev, mac
 from tcgen.packets import ether, ip4, raw_frame
 from tcgen.variant import V
@@ -14,9 +13,7 @@ def variants():
     for word, other in (('dst_mac', 'dst'), ('src_mac', 'src')):
         def frame(addr, other=other):
             return raw_frame(0x88b5) if addr is None else \
-                raw_frame(0x88b5).replace(
-                    "%s=%r" % (other, DST_MAC if other == 'dst' else SRC_MAC),
-                    "%s=%r" % (other, addr))
+                raw_frame(0x88b5, **{other: addr})
         eth += [
             V('eth', word + ' exact', 'all',
               [mac(word, '02:00:00:00:aa:01')],

@@ -37,8 +37,8 @@ def variants():
         # UDP inside must not make the frame look like UDP
         V('ip_proto', 'ip ip_proto 0x2f (GRE) on an IPv4-in-GRE frame', 'ip',
           [ip_proto('2f')], [ip_proto('2e')],
-          [ip4(l4=layer('GRE', proto=0x0800) + '/' + layer(
-              'IP', src='192.0.2.1', dst='192.0.2.2') + '/' + udp())],
+          [ip4(l4=layer('GRE', proto=0x0800) / layer(
+              'IP', src='192.0.2.1', dst='192.0.2.2') / udp())],
           [ip4()]),
         V('ip_proto', 'ipv6 ip_proto icmpv6', 'ipv6', [ip_proto('icmpv6')],
           [ip_proto('udp')], [], []),

@@ -3,7 +3,7 @@
 """
 
 from tcgen.matches import ip
-from tcgen.packets import ether, ip4
+from tcgen.packets import ether, ip4, layer
 from tcgen.variant import V
 
 
@@ -49,5 +49,5 @@ def variants():
     v4.append(V('ipv4', 'src_ip 0.0.0.0 does not match a truncated IPv4 '
                 'header', 'ip', [ip('src_ip', '0.0.0.0')],
                 [ip('src_ip', '0.0.0.1')], [ip4(src='0.0.0.0')],
-                ["%s/Raw(load=b'E\\x00\\x00\\x14')" % ether(type=0x0800)]))
+                [ether(type=0x0800) / layer('Raw', load=b'E\x00\x00\x14')]))
     return v4

@@ -10,14 +10,12 @@ from tcgen.variant import V
 def variants():
     """The PPPoE variants."""
     q = 0x8100
-    v6in = '/'.join([layer('IPv6', src='2001:db8:2::1',
-                           dst='2001:db8:1::1'), udp()])
+    v6in = layer('IPv6', src='2001:db8:2::1', dst='2001:db8:1::1') / udp()
     pp = [
         V('pppoe', 'ppp_ses pppoe_sid and ppp_proto ip', 'ppp_ses',
           [pppoe_sid(10), ppp_proto('ip')], [pppoe_sid(11), ppp_proto('ip')],
-          ['/'.join([ether(), pppoe(10)])],
-          ['/'.join([ether(), pppoe(11)]),
-           '/'.join([ether(), pppoe(10, 0x57, v6in)])]),
+          [ether() / pppoe(10)],
+          [ether() / pppoe(11), ether() / pppoe(10, 0x57, v6in)]),
         # regression (found by the stock-flower oracle): PPPoE behind a
         # tag is keyed on the PPPoE header, as untagged
         V('pppoe', '802.1q vlan_ethtype ppp_ses pppoe_sid', '802.1q',
