@@ -3,7 +3,8 @@
 
 kernel/series/families says what each step of kernel/series/series adds
 (key families such as vlan or tunnel, and features: masks, templates).
-A case needs the families its own commands use: the flower words of its
+A case needs the families its own commands use, read from their shell
+words (tdc/shell_words.py): the flower words of its
 tc requests (vlan_id -> vlan, enc_key_id -> tunnel...), the attributes
 of its $FLNL requests (by uAPI name), its protocols (802.1q -> vlan,
 ppp_ses -> pppoe), "masks" when two filters of one prio have different
@@ -43,6 +44,7 @@ import ipaddress
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -50,7 +52,7 @@ import time
 from flower import keys as flower_keys
 from flower import uapi
 from flower.results import parse_tap as read_tap
-from tdc import tdc
+from tdc import shell_words, tdc
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FAMILIES_FILE = os.path.join(REPO, 'kernel', 'series', 'families')
@@ -133,18 +135,17 @@ PROTOCOL_FAMILY = {'802.1q': 'vlan', '802.1ad': 'vlan', 'vlan': 'vlan',
                    '0x8100': 'vlan', '0x88a8': 'vlan',
                    'ppp_ses': 'pppoe', 'pppoes': 'pppoe', '0x8864': 'pppoe'}
 
-# One tc request ("filter add ... flower ...", also inside a batch file
-# written by printf/awk) or $FLNL request ("add --dev ..."): up to a quote,
-# a shell separator or a literal \n (awk's printf)
-TC_REQ = re.compile(r'\b(filter|chain)\s+(add|replace|change|create)\s+'
-                    r'([^\'"\n;&|\\]*)')
-FLNL_REQ = re.compile(r'(?:^|[\s\'])(add|replace|change)\s+'
-                      r'(--dev\s[^\'"\n;&|\\]*)')
+# The requests of a command are read from its shell words
+# (tdc/shell_words.py): a $TC command, the lines of a tc batch file a
+# printf or an awk program writes (its string literals, shlex's words of
+# the program), a $FLNL request and the requests of a $FLNL batch.
+CREATE_OPS = ('add', 'replace', 'change', 'create')
+FLNL_OPS = ('add', 'replace', 'change')
+# tc's options before the object that take an argument
+TC_OPTS_WITH_ARG = ('-b', '-batch', '-n', '-netns')
 
 Request = collections.namedtuple(
     'Request', 'obj op where prio handle protocol keys attrs refused')
-# a qdisc's del (all its prios go), a filter del (its prio, or a handle)
-RESET = re.compile(r'\b(?:qdisc|filter)\s+del(?:ete)?\s+([^\'"\n;&|\\]*)')
 
 
 def attr_family(name):
@@ -161,14 +162,12 @@ def commands(case):
                    str(case.get('expExitCode', '0')) != '0')]
 
 
-def parse_tc(obj, op, text, refused):
-    """A tc request's words -> Request; keys are (word, value) pairs of
-    its flower options (before the first action)."""
-    words = text.split()
-    # a redirection ends the request (tc ... 2>&1 | grep: the warning
-    # cases)
-    words = words[:next((n for n, w in enumerate(words)
-                         if re.match(r'\d*[<>]', w)), len(words))]
+def parse_tc(obj, op, words, refused):
+    """A tc request's words (after its object and operation; a text is
+    split at blanks) -> Request; keys are (word, value) pairs of its
+    flower options (before the first action)."""
+    if isinstance(words, str):
+        words = words.split()
     where, prio, handle, protocol, i = [], None, None, None, 0
     while i < len(words) and words[i] != 'flower':
         w, val = words[i], (words[i + 1:i + 2] or [''])[0]
@@ -205,10 +204,12 @@ def parse_tc(obj, op, text, refused):
                    (), refused)
 
 
-def parse_flnl(op, text, refused):
-    """A $FLNL request's options -> Request; attrs are (NAME, value) with
-    uAPI names (--attr ipv4_dst=.., --raw key_eth_dst_mask=.., --raw 200=)."""
-    words = text.split()
+def parse_flnl(op, words, refused):
+    """A $FLNL request's options (words; a text is split at blanks) ->
+    Request; attrs are (NAME, value) with uAPI names (--attr ipv4_dst=..,
+    --raw key_eth_dst_mask=.., --raw 200=)."""
+    if isinstance(words, str):
+        words = words.split()
     opts, attrs = {}, []
     for w, val in zip(words, words[1:] + ['']):
         if w in ('--attr', '--raw'):
@@ -240,29 +241,67 @@ def requests(case):
     parent, chain."""
     out = []
     for cmd, fails in commands(case):
-        events = []
-        for m in TC_REQ.finditer(cmd):
-            if re.search(r'\bflower\b', m.group(3)):
-                events.append((m.start(), parse_tc(m.group(1), m.group(2),
-                                                   m.group(3), fails)))
-        for m in RESET.finditer(cmd):
-            req = parse_tc('reset', 'del', m.group(1), fails)._replace(keys=())
-            if m.group(0).startswith('qdisc'):
-                req = req._replace(prio=None, handle=None)
-            events.append((m.start(), req))
-        if '$FLNL' in cmd:
-            for m in FLNL_REQ.finditer(cmd):
-                # $FLNL batch: "--expect ERRNO 'MSG' 'REQUEST'": refused
-                expect = re.findall(r'--expect\s+(\d+)', cmd[:m.start()])
-                refused = fails or bool(expect and expect[-1] != '0')
-                events.append((m.start(), parse_flnl(m.group(1), m.group(2),
-                                                     refused)))
-        out += [req for _, req in sorted(events, key=lambda e: e[0])]
+        for words in shell_words.simple_commands(cmd):
+            out += command_requests(words, fails)
     # a batch file written with the request the case expects refused
     # (printf ... > $BATCH_FILE, for tc -b) holds a refused request too
     refused = {r for r in out if r.refused}
     return [r._replace(refused=True) if r._replace(refused=True) in refused
             else r for r in out]
+
+
+def tc_requests(words, refused):
+    """The request of tc's words after its options (a command line's, or
+    a line of a batch file): a flower filter or chain template created,
+    or a delete (a qdisc's: all its prios go; a filter's: its prio, or a
+    handle)."""
+    obj, op = (words + ['', ''])[:2]
+    if obj in ('filter', 'chain') and op in CREATE_OPS and \
+            'flower' in words[2:]:
+        return [parse_tc(obj, op, words[2:], refused)]
+    if obj in ('qdisc', 'filter') and op in ('del', 'delete'):
+        req = parse_tc('reset', 'del', words[2:], refused)._replace(keys=())
+        if obj == 'qdisc':
+            req = req._replace(prio=None, handle=None)
+        return [req]
+    return []
+
+
+def batch_lines(texts):
+    """The lines of a tc batch file in texts (printf's words, the string
+    literals of an awk program), split at newlines and at a written \\n,
+    each as its words."""
+    return [line.split() for text in texts
+            for part in text.split('\\n') for line in part.splitlines()]
+
+
+def command_requests(words, refused):
+    """The requests of one simple command (its shell words)."""
+    prog, args = words[0], words[1:]
+    if prog == '$TC':
+        while args and args[0].startswith('-'):
+            args = args[2:] if args[0] in TC_OPTS_WITH_ARG else args[1:]
+        return tc_requests(args, refused)
+    if prog == '$FLNL':
+        if args[:1] == ['batch']:
+            # --expect ERRNO MESSAGE REQUEST: refused unless ERRNO is 0
+            out = []
+            for i, word in enumerate(args):
+                if word == '--expect' and i + 3 < len(args):
+                    req = shlex.split(args[i + 3])
+                    if req[:1] and req[0] in FLNL_OPS:
+                        out.append(parse_flnl(req[0], req[1:], refused or
+                                              args[i + 1] != '0'))
+            return out
+        if args[:1] and args[0] in FLNL_OPS:
+            return [parse_flnl(args[0], args[1:], refused)]
+        return []
+    if prog in ('printf', 'awk'):
+        texts = args if prog == 'printf' else \
+            [w for a in args for w in shlex.split(a)]
+        return [r for line in batch_lines(texts)
+                for r in tc_requests(line, refused)]
+    return []
 
 
 # --- masks -----------------------------------------------------------------

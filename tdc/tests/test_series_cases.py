@@ -111,6 +111,38 @@ class TestRealCases(unittest.TestCase):
         self.check('69ba', {'core'}, '01-flower-core')
 
 
+class TestShellWords(unittest.TestCase):
+    """Requests are read from a command's shell words."""
+
+    def test_flnl_batch_expect(self):
+        req = "'add --dev $DEV1 --prio 1 --attr eth_type=ip --attr {}'"
+        c = case(cmd="$FLNL batch --expect 22 'Bad thing' " +
+                 req.format('vlan_id=3') + " --expect 0 '' " +
+                 req.format('ip_tos=3'))
+        self.assertEqual([r.refused for r in sc.requests(c)], [True, False])
+        self.assertEqual(sc.families(c), {'core', 'vlan', 'tos_ttl'})
+
+    def test_awk_batch_lines(self):
+        c = case("awk 'BEGIN { for (i = 1; i <= 3; i++) printf \"filter "
+                 "add dev $DEV1 ingress protocol ip prio 1 handle %d flower "
+                 "dst_ip 10.0.0.0/%d\\n\", i, i + 8 }' > $BATCH_FILE",
+                 cmd='$TC -b $BATCH_FILE')
+        reqs = sc.requests(c)
+        self.assertEqual([(r.prio, r.handle, r.keys) for r in reqs],
+                         [('1', '%d', (('dst_ip', '10.0.0.0/%d'),))])
+        self.assertIn(('dev', '$DEV1'), reqs[0].where)
+
+    def test_quoted_words_and_options(self):
+        c = case(cmd="$TC -s -n x filter add dev $DEV1 ingress protocol "
+                 "'802.1q' prio 1 flower vlan_id 3 action drop; "
+                 "$TC -j qdisc del dev $DEV1 ingress")
+        reqs = sc.requests(c)
+        self.assertEqual([(r.obj, r.protocol) for r in reqs],
+                         [('filter', '802.1q'), ('reset', None)])
+        self.assertIn(('dev', '$DEV1'), reqs[0].where)
+        self.assertEqual(sc.families(c), {'core', 'vlan'})
+
+
 class TestCorpus(unittest.TestCase):
     def test_every_case_gets_a_step(self):
         # families() raises on a word or attribute without a family
