@@ -55,7 +55,12 @@ STRICT_FIELDS = ('id', 'name', 'category', 'plugins', 'setup',
 KNOWN_FIELDS = frozenset(STRICT_FIELDS + (
     'verifyCmd', 'matchPattern', 'matchCount', 'matchJSON',
     'matchJSONExact', 'skip', 'dependsOn', 'scapy', 'timeout',
-    'exitHiddenByPipe'))
+    'exitHiddenByPipe', 'seriesFamilies'))
+# Ours, required of a case under filters/flower/: the families of
+# kernel/series/families the case needs (sorted names), which say at
+# which step of the series it runs (tdc/series_cases.py; its unit test
+# checks that they are what the case's commands use).
+FAMILIES_FIELD = 'seriesFamilies'
 
 
 def case_files(paths):
@@ -172,6 +177,12 @@ def case_problems(case):
             not case['exitHiddenByPipe'].strip()):
         problems.append('exitHiddenByPipe is not a reason (a non-empty '
                         'string)')
+    families = case.get(FAMILIES_FIELD, [])
+    if not isinstance(families, list) or \
+            not all(isinstance(f, str) and f for f in families) or \
+            families != sorted(set(families)):
+        problems.append('{} is not a sorted list of family names'.format(
+            FAMILIES_FIELD))
     return problems
 
 
@@ -425,6 +436,8 @@ SIXONE_IGNORES = {
                  "ours skips it",
     'exitHiddenByPipe': None,   # a declaration for the corpus checker
                                 # (hidden_exit_problems), not a check
+    'seriesFamilies': None,     # which series step runs the case, not
+                                # what it checks
 }
 # What a cleanup command may exit with when there is nothing to clean:
 # tc and ip say 1 for a device that is not there, 2 for an object that is

@@ -15,6 +15,7 @@ REPO = os.path.dirname(TDC_DIR)
 
 def good_case(cid, **fields):
     case = {'id': cid, 'name': 'n', 'category': ['filter', 'flower'],
+            'seriesFamilies': ['core'],
             'plugins': {'requires': 'nsPlugin'}, 'setup': [],
             'cmdUnderTest': 'true', 'expExitCode': '0', 'verifyCmd': 'true',
             'matchPattern': 'x', 'matchCount': '0', 'teardown': []}
@@ -101,6 +102,13 @@ class TestTree(unittest.TestCase):
         self.write('filters/flower/a.json', [good_case('a1b2')])
         self.write('actions/b.json', [good_case('c3d4', category=['x'])])
         self.assertEqual(self.problems(), [])
+
+    def test_series_families_is_a_sorted_list(self):
+        for bad in ('core', ['vlan', 'core'], ['core', 'core'], [1], ['']):
+            self.assertEqual(
+                corpus.case_problems(good_case('a1b2', seriesFamilies=bad)),
+                ['seriesFamilies is not a sorted list of family names'], bad)
+        self.assertEqual(corpus.case_problems(good_case('a1b2')), [])
 
     def test_required_fields(self):
         case = good_case('a1b2')

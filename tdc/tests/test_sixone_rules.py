@@ -29,6 +29,7 @@ EXPECTED = [{}, {'options': {'handle': 1}}]
 
 def case(**fields):
     base = {'id': 'ab12', 'name': 'x', 'category': ['filter', 'flower'],
+            'seriesFamilies': ['core'],
             'plugins': {'requires': 'nsPlugin'},
             'setup': [CLEAN, INGRESS],
             'cmdUnderTest': '$TC filter add dev $DEV1 ingress protocol ip '
