@@ -45,6 +45,11 @@ as it always does.  The few cases that need $FLNL (raw netlink) are in
 category "flowernl", with no dependsOn probe (upstream would run it in a
 namespace not made yet: tdc/corpus.py PROBE_IN_NAMESPACE).
 
+Each case gets its seriesFamilies (tdc/corpus.py FAMILIES_FIELD): the
+families of kernel/series/families its requests use, by
+tdc.series_cases.used_families(), which say from which step of the
+series on it runs (Corpus.add_families).
+
 The guest is slow (TCG): tdc.py runs a case's setup commands in one
 shell, and raw netlink requests are sent many per $FLNL process
 (pyroute2 takes ~10 s to import there).

@@ -182,6 +182,7 @@ def corpus():
     # renamed: its old file goes, its ids stay with their names)
     c.assign_ids(foreign_ids(set('%s.json' % t for t in c.themes) |
                              set(read_manifest())) | RETIRED_IDS)
+    c.add_families()
     return c
 
 

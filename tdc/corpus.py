@@ -697,6 +697,9 @@ def strict_case_problems(case, relpath):
             'flower' not in case.get('category', []):
         problems.append('category lacks "flower" (file is under '
                         'filters/flower/)')
+    if parts[:2] == ['filters', 'flower'] and FAMILIES_FIELD not in case:
+        problems.append('no {} (file is under filters/flower/)'.format(
+            FAMILIES_FIELD))
     if case.get('scapy') and 'scapyPlugin' not in required_plugins(case):
         problems.append('has a scapy block but does not require scapyPlugin')
     problems += positive_control_problems(case)

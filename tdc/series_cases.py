@@ -3,8 +3,12 @@
 
 kernel/series/families says what each step of kernel/series/series adds
 (key families such as vlan or tunnel, and features: masks, templates).
-A case needs the families its own commands use, read from their shell
-words (tdc/shell_words.py): the flower words of its
+A case names the families it needs in its field FIELD (seriesFamilies:
+tcgen writes it, a hand-written case gives it; tdc/corpus.py requires
+it of a flower case), which families() reads.  They are the families its
+own commands use, used_families(), read from their shell words
+(tdc/shell_words.py), which tdc/tests/test_series_cases.py checks for
+every case, so that a field cannot go stale: the flower words of its
 tc requests (vlan_id -> vlan, enc_key_id -> tunnel...), the attributes
 of its $FLNL requests (by uAPI name), its protocols (802.1q -> vlan,
 ppp_ses -> pppoe), "masks" when two filters of one prio have different
@@ -52,9 +56,11 @@ import time
 from flower import keys as flower_keys
 from flower import uapi
 from flower.results import parse_tap as read_tap
-from tdc import shell_words, tdc
+from tdc import corpus, shell_words, tdc
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the case's field that names the families it needs
+FIELD = corpus.FAMILIES_FIELD
 FAMILIES_FILE = os.path.join(REPO, 'kernel', 'series', 'families')
 SERIES_FILE = os.path.join(REPO, 'kernel', 'series', 'series')
 CASES = os.path.join(REPO, 'tc-tests', 'filters', 'flower')
@@ -424,7 +430,17 @@ def needs_masks(case):
 
 # --- families --------------------------------------------------------------
 def families(case):
-    """The families a case needs: a subset of kernel/series/families'."""
+    """The families a case needs: its FIELD (a subset of
+    kernel/series/families'); ValueError for a case without one."""
+    if not isinstance(case.get(FIELD), list):
+        raise ValueError('case {}: no {} (tdc/corpus.py requires it of a '
+                         'flower case)'.format(case.get('id'), FIELD))
+    return set(case[FIELD])
+
+
+def used_families(case):
+    """The families the case's own commands use (what its FIELD must
+    say: tdc/tests/test_series_cases.py checks every case)."""
     need = {'core'}
     need.update(f for f in CATEGORY_FAMILIES
                 if f in case.get('category', ()))

@@ -103,6 +103,18 @@ class TestTree(unittest.TestCase):
         self.write('actions/b.json', [good_case('c3d4', category=['x'])])
         self.assertEqual(self.problems(), [])
 
+    def test_series_families_required_under_flower(self):
+        # the series' steps read it (tdc/series_cases.py)
+        bare = good_case('a1b2')
+        del bare['seriesFamilies']
+        self.write('filters/flower/a.json', [bare])
+        self.assertEqual(self.problems(), [
+            'filters/flower/a.json: a1b2: no seriesFamilies (file is under '
+            'filters/flower/)'])
+        self.write('filters/flower/a.json', [])
+        self.write('actions/b.json', [dict(bare, category=['x'])])
+        self.assertEqual(self.problems(), [])
+
     def test_series_families_is_a_sorted_list(self):
         for bad in ('core', ['vlan', 'core'], ['core', 'core'], [1], ['']):
             self.assertEqual(

@@ -22,6 +22,11 @@ def case(*setup, cmd='true', exp='0'):
             'expExitCode': exp}
 
 
+def declared(c):
+    """c with the families its commands use as its field."""
+    return dict(c, **{sc.FIELD: sorted(sc.used_families(c))})
+
+
 ADD = '$TC filter add dev $DEV1 ingress protocol ip prio 1 handle {} flower {}'
 
 
@@ -29,6 +34,7 @@ class TestRealCases(unittest.TestCase):
     """Cases of the corpus whose families are known from what they do."""
 
     def check(self, cid, families, step):
+        self.assertEqual(sc.used_families(CASES[cid]), families, cid)
         self.assertEqual(sc.families(CASES[cid]), families, cid)
         self.assertEqual(sc.step_of(CASES[cid], STEPS), step, cid)
 
@@ -41,8 +47,8 @@ class TestRealCases(unittest.TestCase):
     def test_vlan_protocol_flnl(self):  # $FLNL --protocol 802.1ad
         c = case(cmd='$FLNL add --dev $DEV1 --prio 1 --protocol 802.1ad '
                  '--attr eth_type=802.1ad --attr vlan_id=3')
-        self.assertEqual(sc.families(c), {'core', 'vlan'})
-        self.assertEqual(sc.step_of(c, STEPS), '02-flower-vlan')
+        self.assertEqual(sc.used_families(c), {'core', 'vlan'})
+        self.assertEqual(sc.step_of(declared(c), STEPS), '02-flower-vlan')
 
     def test_leniency_by_category(self):
         # cvlan_id without an inner tag: the stock flower ignores it, the
@@ -55,13 +61,14 @@ class TestRealCases(unittest.TestCase):
                          'name the step that brings family %r' % sc.LENIENCY)
         self.assertEqual(sc.step_of(CASES['c77a'], STEPS), bringing[0])
         # the same request without the tag is the vlan step's
-        untagged = dict(CASES['c77a'], category=['filter', 'flower'])
+        untagged = declared(dict(CASES['c77a'],
+                                 category=['filter', 'flower']))
         self.assertEqual(sc.step_of(untagged, STEPS), '02-flower-vlan')
 
     def test_a_redirection_ends_a_tc_request(self):
         # the warning cases: tc filter add ... 2>&1 | grep -cF '...'
         c = case(cmd=ADD.format(1, 'ip_tos 0x10') + " 2>&1 | grep -cF 'x'")
-        self.assertEqual(sc.families(c), {'core', 'tos_ttl'})
+        self.assertEqual(sc.used_families(c), {'core', 'tos_ttl'})
 
     def test_conntrack(self):       # ct_state +trk+new
         self.check('4199', {'core', 'conntrack'}, '08-flower-conntrack')
@@ -111,6 +118,29 @@ class TestRealCases(unittest.TestCase):
         self.check('69ba', {'core'}, '01-flower-core')
 
 
+class TestFamiliesField(unittest.TestCase):
+    """A case's families are its field (corpus.FAMILIES_FIELD), read, not
+    derived; the field must be what the case's commands use, so that it
+    cannot go stale: tcgen writes it, a hand-written case says it."""
+
+    def test_every_case_says_what_its_commands_use(self):
+        stale = ['{} says {}, its commands use {}'.format(
+            cid, c.get(sc.FIELD), sorted(sc.used_families(c)))
+            for cid, c in sorted(CASES.items())
+            if c.get(sc.FIELD) != sorted(sc.used_families(c))]
+        self.assertEqual(stale, [], 'a generated case: run python3 -m '
+                         'tcgen; a hand-written one: correct its field')
+
+    def test_the_field_is_read(self):
+        c = dict(CASES['3376'], **{sc.FIELD: ['core', 'vlan']})
+        self.assertEqual(sc.families(c), {'core', 'vlan'})
+        self.assertEqual(sc.step_of(c, STEPS), '02-flower-vlan')
+
+    def test_a_case_without_the_field_is_refused(self):
+        with self.assertRaisesRegex(ValueError, 'case test: no ' + sc.FIELD):
+            sc.families(case(cmd=ADD.format(1, 'dst_ip 10.0.0.1')))
+
+
 class TestShellWords(unittest.TestCase):
     """Requests are read from a command's shell words."""
 
@@ -120,7 +150,7 @@ class TestShellWords(unittest.TestCase):
                  req.format('vlan_id=3') + " --expect 0 '' " +
                  req.format('ip_tos=3'))
         self.assertEqual([r.refused for r in sc.requests(c)], [True, False])
-        self.assertEqual(sc.families(c), {'core', 'vlan', 'tos_ttl'})
+        self.assertEqual(sc.used_families(c), {'core', 'vlan', 'tos_ttl'})
 
     def test_awk_batch_lines(self):
         c = case("awk 'BEGIN { for (i = 1; i <= 3; i++) printf \"filter "
@@ -140,7 +170,7 @@ class TestShellWords(unittest.TestCase):
         self.assertEqual([(r.obj, r.protocol) for r in reqs],
                          [('filter', '802.1q'), ('reset', None)])
         self.assertIn(('dev', '$DEV1'), reqs[0].where)
-        self.assertEqual(sc.families(c), {'core', 'vlan'})
+        self.assertEqual(sc.used_families(c), {'core', 'vlan'})
 
 
 class TestCorpus(unittest.TestCase):
@@ -209,40 +239,41 @@ class TestKeyFamilies(unittest.TestCase):
         flnl = case(cmd='$FLNL add --dev $DEV1 --prio 1 --raw key_foo=7 '
                     '--raw key_foo_mask=255')
         with self.assertRaisesRegex(ValueError, 'no family'):
-            sc.families(tc)                     # not a key yet
+            sc.used_families(tc)                     # not a key yet
         self.addCleanup(importlib.reload, sc)   # once KEYS is back
         with mock.patch.object(keys, 'KEYS', keys.KEYS + (new,)):
             importlib.reload(sc)
         self.assertEqual(sc.attr_family('KEY_FOO'), 'l2tpv3')
         self.assertEqual(sc.attr_family('KEY_FOO_MASK'), 'l2tpv3')
-        self.assertEqual(sc.families(tc), {'core', 'l2tpv3'})
-        self.assertEqual(sc.families(flnl), {'core', 'l2tpv3'})
-        self.assertEqual(sc.step_of(tc, STEPS), '06-flower-pppoe-l2tpv3')
+        self.assertEqual(sc.used_families(tc), {'core', 'l2tpv3'})
+        self.assertEqual(sc.used_families(flnl), {'core', 'l2tpv3'})
+        self.assertEqual(sc.step_of(declared(tc), STEPS),
+                         '06-flower-pppoe-l2tpv3')
 
 
 class TestDerivation(unittest.TestCase):
     def test_same_mask_twice(self):
         c = case(ADD.format(1, 'dst_ip 10.0.0.0/24'),
                  ADD.format(2, 'dst_ip 10.1.0.0/24'))
-        self.assertEqual(sc.families(c), {'core'})
+        self.assertEqual(sc.used_families(c), {'core'})
 
     def test_other_mask_same_prio(self):
         c = case(ADD.format(1, 'dst_ip 10.0.0.0/24'),
                  cmd=ADD.format(2, 'dst_ip 10.1.0.0/16'))
-        self.assertEqual(sc.families(c), {'core', 'masks'})
+        self.assertEqual(sc.used_families(c), {'core', 'masks'})
 
     def test_ip_proto_given_or_not_is_another_mask(self):
         # b4d6, 2d71: step 01 refuses the second filter (its mask has the
         # ip_proto byte); the series-corpus run found them at step 01
         c = case(ADD.format(1, 'dst_ip 10.0.0.0/8'),
                  cmd=ADD.format(2, 'dst_ip 10.0.0.0/8 ip_proto udp'))
-        self.assertEqual(sc.families(c), {'core', 'masks'})
+        self.assertEqual(sc.used_families(c), {'core', 'masks'})
         self.check_step('b4d6', '09-flower-masks')
 
     def test_two_ip_protos_share_a_mask(self):
         c = case(ADD.format(1, 'ip_proto tcp dst_ip 10.0.0.0/8'),
                  cmd=ADD.format(2, 'ip_proto udp dst_ip 10.1.0.0/8'))
-        self.assertEqual(sc.families(c), {'core'})
+        self.assertEqual(sc.used_families(c), {'core'})
 
     def check_step(self, cid, step):
         cases = {c['id']: c for c in sc.load_cases()}
@@ -252,56 +283,56 @@ class TestDerivation(unittest.TestCase):
         c = case(ADD.format(1, 'dst_ip 10.0.0.0/24'),
                  ADD.format(2, 'dst_ip 10.1.0.0/16').replace('prio 1',
                                                              'prio 2'))
-        self.assertEqual(sc.families(c), {'core'})
+        self.assertEqual(sc.used_families(c), {'core'})
 
     def test_other_mask_after_the_prio_emptied(self):
         c = case(ADD.format(1, 'dst_ip 10.0.0.0/24'),
                  '$TC filter del dev $DEV1 ingress protocol ip prio 1 '
                  'handle 1 flower',
                  ADD.format(2, 'src_ip 10.1.0.0/16'))
-        self.assertEqual(sc.families(c), {'core'})
+        self.assertEqual(sc.used_families(c), {'core'})
 
     def test_other_mask_in_a_batch_file(self):
         c = case(ADD.format(1, 'dst_ip 10.0.0.0/24'),
                  "printf '%s\\n' 'filter add dev $DEV1 ingress protocol ip "
                  "prio 1 handle 2 flower src_ip 10.0.0.1' > $BATCH_FILE",
                  cmd='$TC -b $BATCH_FILE')
-        self.assertEqual(sc.families(c), {'core', 'masks'})
+        self.assertEqual(sc.used_families(c), {'core', 'masks'})
 
     def test_flnl_mask_attribute(self):
         flnl = ('$FLNL add --dev $DEV1 --prio 1 --attr eth_type=ip '
                 '--attr ipv4_dst=10.0.0.1 --attr ipv4_dst_mask={}')
         same = case(flnl.format('255.0.0.0'), flnl.format('255.0.0.0'))
         other = case(flnl.format('255.0.0.0'), flnl.format('255.255.0.0'))
-        self.assertEqual(sc.families(same), {'core'})
-        self.assertEqual(sc.families(other), {'core', 'masks'})
+        self.assertEqual(sc.used_families(same), {'core'})
+        self.assertEqual(sc.used_families(other), {'core', 'masks'})
 
     def test_sctp_ports(self):
         c = case(cmd=ADD.format(1, 'ip_proto sctp dst_port 80'))
-        self.assertEqual(sc.families(c), {'core', 'sctp'})
+        self.assertEqual(sc.used_families(c), {'core', 'sctp'})
 
     def test_port_ranges(self):
         # a range is port_range's, of tcp, udp and sctp alike
         for l4 in ('tcp', 'udp', 'sctp'):
             c = case(cmd=ADD.format(1, 'ip_proto %s src_port 10-20' % l4))
-            self.assertEqual(sc.families(c), {'core', 'port_range'}, l4)
+            self.assertEqual(sc.used_families(c), {'core', 'port_range'}, l4)
         flnl = case(cmd='$FLNL add --dev $DEV1 --prio 1 --attr eth_type=ip '
                     '--attr ip_proto=17 --raw key_port_dst_min=0001 '
                     '--raw key_port_dst_max=0002')
-        self.assertEqual(sc.families(flnl), {'core', 'port_range'})
+        self.assertEqual(sc.used_families(flnl), {'core', 'port_range'})
 
     def test_ranges_share_a_mask_an_exact_port_does_not(self):
         two = case(ADD.format(1, 'ip_proto tcp dst_port 10-20'),
                    cmd=ADD.format(2, 'ip_proto tcp dst_port 30-40'))
-        self.assertEqual(sc.families(two), {'core', 'port_range'})
+        self.assertEqual(sc.used_families(two), {'core', 'port_range'})
         mixed = case(ADD.format(1, 'ip_proto tcp dst_port 10-20'),
                      cmd=ADD.format(2, 'ip_proto tcp dst_port 30'))
-        self.assertEqual(sc.families(mixed), {'core', 'port_range', 'masks'})
+        self.assertEqual(sc.used_families(mixed), {'core', 'port_range', 'masks'})
 
     def test_hash_attributes(self):
         c = case(cmd='$FLNL add --dev $DEV1 --prio 1 --attr key_hash=1 '
                  '--attr key_hash_mask=0xff')
-        self.assertEqual(sc.families(c), {'core', 'hash'})
+        self.assertEqual(sc.used_families(c), {'core', 'hash'})
 
     def test_only_unknown_attributes_are_always_refused(self):
         unknown = sc.parse_flnl('add', '--dev $DEV1 --raw 200=00', False)
@@ -312,11 +343,11 @@ class TestDerivation(unittest.TestCase):
 
     def test_action_words_are_not_keys(self):
         c = case(cmd=ADD.format(1, 'dst_ip 10.0.0.1 action vlan push id 5'))
-        self.assertEqual(sc.families(c), {'core'})
+        self.assertEqual(sc.used_families(c), {'core'})
 
     def test_unknown_word_is_an_error(self):
         with self.assertRaisesRegex(ValueError, 'no family'):
-            sc.families(case(cmd=ADD.format(1, 'new_key 1')))
+            sc.used_families(case(cmd=ADD.format(1, 'new_key 1')))
 
 
 class TestSteps(unittest.TestCase):
