@@ -20,7 +20,7 @@ and the text put there.  Operators:
 
 Mutants are sorted by (line, column, operator, replacement) and numbered
 m0001...; two edits that give the same text keep the first.  A mutant is
-only a candidate until it compiles (mutate/run.py): one that does not is
+only a candidate until it compiles (mutate/modules.py): one that does not is
 "stillborn".
 
 usage: python3 -m mutate.gen [--commit REV] [--out FILE]

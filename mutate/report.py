@@ -70,7 +70,7 @@ def score(plan, got, equivalent, rerun=None):
     measured}: a score over the non-equivalent mutants that were born
     (stillborn and equivalent ones out).  killed: a first failure
     (confirmed or not); confirmed: killed, and the same oracle failed it
-    again while m0000 passed it in the same run (mutate.run.confirm());
+    again while m0000 passed it in the same run (mutate.kills.confirm());
     inconclusive: a timeout, a stall, a death without a splat.  rerun:
     the gate's score, whose results (got) cover only the mutants the
     campaign killed (rerun: the campaign's results): a campaign survivor

@@ -28,9 +28,13 @@ build/mutate/sample/, one boot, the oracle packets-sample only (three of
 the packets-*.json files, mutate/inguest.py SAMPLE_FILES); each mutant must
 be killed and m0000 must survive the same files in the same run.  Ends
 with "N passed, N failed".
+
+The program and the references its oracles judge by (difftest_ref(),
+baseline(), gate_difftest_ref()) are here; the building of the mutants
+is mutate/modules.py, the guest runs mutate/guests.py, the confirmation
+of kills mutate/kills.py (run_ids()), what they share mutate/common.py.
 """
 import argparse
-import concurrent.futures
 import fcntl
 import hashlib
 import json
@@ -39,20 +43,15 @@ import shutil
 import signal
 import subprocess
 import sys
-import re
-import tempfile
 import time
 
 from flower import guest
-from flower.guest import is_splat
 from flower.results import parse_tap, summary_line
 from mutate import gen, report
-
-REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-BUILD = os.path.join(REPO, 'build')
-OURS_SRC = os.path.join(BUILD, 'src/ours')
-OURS_OBJ = os.path.join(BUILD, 'obj/ours')
-DEBUG_OBJ = os.path.join(BUILD, 'obj/debug')
+from mutate.common import (BUILD, CONTROL, DEBUG_OBJ, MEASURED, REPO, log,
+                           measured, write_result)
+from mutate.kills import ControlFailed, run_ids
+from mutate.modules import DEBUG_CFLAGS, build
 
 ORACLES = ','.join(report.ORACLES)     # the campaign's order, cheapest first
 # --oracles gate: the gate's own oracles (report.GATE_ORACLES), over the
@@ -60,8 +59,6 @@ ORACLES = ','.join(report.ORACLES)     # the campaign's order, cheapest first
 GATE_PROFILE = 'gate'
 GATE_RESULTS = os.path.join(BUILD, 'mutate', 'gate', 'results')
 CAMPAIGN_RESULTS = os.path.join(BUILD, 'mutate', 'results')
-CHUNK = 20
-CONTROL = 'm0000'
 # (operator, text of the original line, text of the mutated line): each
 # must be killed by the oracle packets-sample (three packets-*.json files).
 SAMPLE = [
@@ -72,90 +69,12 @@ SAMPLE = [
 ]
 
 
-MEASURED = []      # measured(), once per invocation (main())
-
-
-def log(msg):
-    print('mutate: ' + msg, flush=True)
-
-
 def plan(path, commit=None):
     if not os.path.exists(path) or commit:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         gen.main(['--commit', commit or 'HEAD', '--out', path])
     with open(path) as f:
         return json.load(f)
-
-
-# The debug kernel, like Debian's, fills every stack variable with zeroes
-# (INIT_STACK_ALL_ZERO): a read of a stack byte nobody wrote then reads 0,
-# which is what the code meant to write (m0306: the classify key's tail
-# never cleared).  The debug pass builds the module with a pattern fill
-# instead, so that such a read changes what a filter matches.
-DEBUG_CFLAGS = '-ftrivial-auto-var-init=pattern'
-
-
-def kbuild(obj):
-    return 'obj-m := cls_flower.o\n' + (
-        'ccflags-y += %s\n' % DEBUG_CFLAGS if obj == DEBUG_OBJ else '')
-
-
-def kernel_lock(obj):
-    """The lock of builds against obj (the Makefile's kernel_lock)."""
-    return os.path.join(BUILD, '.kernel-%s.lock' % os.path.basename(obj))
-
-
-def build_one(work, mid, text, obj=OURS_OBJ):
-    d = os.path.join(work, mid)
-    os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, 'cls_flower.c'), 'w') as f:
-        f.write(text)
-    with open(os.path.join(d, 'Kbuild'), 'w') as f:
-        f.write(kbuild(obj))
-    p = subprocess.run(['make', '-s', '-C', OURS_SRC, 'O=' + obj, 'M=' + d,
-                        'modules'], capture_output=True, text=True)
-    if p.returncode == 0 and os.path.exists(os.path.join(d, 'cls_flower.ko')):
-        return None
-    errs = [ln for ln in (p.stdout + p.stderr).splitlines() if 'error' in ln]
-    return (errs or [(p.stdout + p.stderr).strip()[-300:]])[0]
-
-
-def built(work, mid, text, obj=OURS_OBJ):
-    """The module in work/mid is of this text and these flags (a plan for
-    another commit may have used the same id)."""
-    d = os.path.join(work, mid)
-    try:
-        with open(os.path.join(d, 'cls_flower.c')) as f, \
-                open(os.path.join(d, 'Kbuild')) as k:
-            same = f.read() == text and k.read() == kbuild(obj)
-    except OSError:
-        return False
-    return same and os.path.exists(os.path.join(d, 'cls_flower.ko'))
-
-
-def build(work, doc, ids, obj=OURS_OBJ):
-    """Build each id (m0000 first) against the kernel tree obj; {id: first
-    error line} of the stillborn."""
-    src = gen.source_at(doc['commit'])
-    by_id = {m['id']: m for m in doc['mutants']}
-    texts = {i: src if i == CONTROL else gen.apply(src, by_id[i]) for i in ids}
-    todo = [i for i in ids if not built(work, i, texts[i], obj)]
-    if not todo:
-        return {}
-    with open(kernel_lock(obj), 'a') as lk:
-        fcntl.flock(lk, fcntl.LOCK_EX)       # not while obj's kernel is rebuilt
-        if CONTROL in todo:
-            err = build_one(work, CONTROL, src, obj)
-            if err:
-                sys.exit('mutate: the unmutated source does not build: ' + err)
-            todo.remove(CONTROL)
-        t0 = time.time()
-        with concurrent.futures.ThreadPoolExecutor(2) as ex:
-            errs = dict(zip(todo, ex.map(lambda i: build_one(work, i, texts[i], obj),
-                                         todo)))
-    dead = {i: e for i, e in errs.items() if e}
-    log('built %d modules in %.0f s, %d stillborn' % (len(todo), time.time() - t0, len(dead)))
-    return dead
 
 
 DT = os.path.join(BUILD, 'mutate', 'difftest')
@@ -270,344 +189,6 @@ def ref_commit(stamp):
     except OSError:
         return None
 
-
-def measured():
-    """The commit whose oracles (cases, runners, judges) this run uses:
-    the checkout's HEAD (the source mutated is the plan's commit)."""
-    p = subprocess.run(['git', 'rev-parse', 'HEAD'], cwd=REPO,
-                       capture_output=True, text=True)
-    return p.stdout.strip() or None
-
-
-def write_result(results, doc, res):
-    m = next((x for x in doc['mutants'] if x['id'] == res['id']), None)
-    res.update(commit=doc['commit'])
-    if 'measured' not in res:
-        res['measured'] = MEASURED[0] if MEASURED else None
-    if m:
-        res.update(op=m['op'], line=m['line'])
-    os.makedirs(results, exist_ok=True)
-    with open(os.path.join(results, res['id'] + '.json'), 'w') as f:
-        json.dump(res, f, indent=1, sort_keys=True)
-
-
-# A mutant may oops the guest's kernel and leave inguest.py stuck (in a
-# lock the oopsed task held): its own timeouts never fire and nothing
-# new is written.  A splat on the console with no result written within
-# WEDGED seconds of it ends the guest: that mutant is killed by "crash".
-# Short: a splat fails the running oracle anyway (inguest.py), so a guest
-# that would have gone on only changes the killer's name; the wait was a
-# tenth of the campaign's guest time at 240 s (one mutant in ten oopses).
-WEDGED = 90
-
-
-def progress(out):
-    """Newest mtime of the guest's result and start files."""
-    return max([os.path.getmtime(os.path.join(out, f)) for f in os.listdir(out)
-                if f.endswith(('.json', '.start'))] or [0])
-
-
-def console_splat(out):
-    try:
-        with open(os.path.join(out, 'console.log'), errors='replace') as f:
-            return any(is_splat(ln) for ln in f)
-    except OSError:
-        return False
-
-
-def stop(p):
-    p.terminate()
-    try:
-        p.wait(60)
-    except subprocess.TimeoutExpired:
-        p.kill()
-
-
-def watched(cmd, out, poll=10):
-    """subprocess.run(cmd) that stops a wedged guest (above)."""
-    with tempfile.TemporaryFile('w+') as so, tempfile.TemporaryFile('w+') as se:
-        p = subprocess.Popen(cmd, cwd=REPO, stdout=so, stderr=se, text=True)
-        since = None        # a splat seen, and no progress since then
-        try:
-            while p.poll() is None:
-                time.sleep(poll)
-                if not console_splat(out) or (since and progress(out) > since):
-                    since = None
-                elif since is None:
-                    since = time.time()
-                elif time.time() - since > WEDGED:
-                    log('guest wedged: a kernel splat and no result for %d s: '
-                        'stopped' % WEDGED)
-                    stop(p)
-        except BaseException:       # we are stopped: the guest goes too
-            stop(p)
-            raise
-        p.wait()
-        so.seek(0)
-        se.seek(0)
-        return subprocess.CompletedProcess(cmd, p.returncode, so.read(), se.read())
-
-
-class Stopped(Exception):
-    """The campaign was stopped (SIGTERM, ^C) while a guest ran: .done
-    holds the results that guest had finished."""
-
-    def __init__(self, done):
-        super().__init__('stopped')
-        self.done = done
-
-
-def finished(out, ids):
-    """{id: result} of the ids the guest wrote a result for in out."""
-    done = {}
-    for i in ids:
-        try:
-            with open(os.path.join(out, i + '.json')) as f:
-                done[i] = json.load(f)
-        except (OSError, ValueError):   # none, or cut short by the stop
-            pass
-    return done
-
-
-def guest_round(work, ids, order, tag, variant='ours', exclude=()):
-    """One boot over ids; returns {id: result} for those it finished and
-    for those it died on (started, no result: killed by "crash").  Raises
-    Stopped if we are stopped meanwhile."""
-    out = os.path.join(BUILD, 'guest-out', 'mutate', tag)
-    shutil.rmtree(out, ignore_errors=True)
-    os.makedirs(out)
-    per = 300 if order in ('packets', 'packets-sample') else 2400
-    cmd = guest.command(
-        ['/usr/bin/python3', '-m', 'mutate.inguest', '--mods', work, '--out', out,
-         '--oracles', order, '--exclude', ','.join(sorted(exclude))] + ids,
-        variant=variant, no_load_flower=True, timeout=300 + per * len(ids),
-        console_log=os.path.join(out, 'console.log'))
-    try:
-        p = watched(cmd, out)
-    except (KeyboardInterrupt, SystemExit):
-        raise Stopped(finished(out, ids)) from None
-    sys.stdout.write(p.stdout)
-    done = finished(out, ids)
-    for i in ids:
-        start = os.path.join(out, i + '.start')
-        if i not in done and os.path.exists(start):
-            done[i] = crash_result(i, p, out, start)
-    for r in done.values():
-        r['guest'] = tag
-    if not done:
-        log('guest made no progress (exit %d): %s' % (p.returncode, p.stderr[-2000:]))
-    return done
-
-
-def rounds(work, results, doc, ids, order, tag, variant, exclude, control=None):
-    """ids through guests of CHUNK mutants each ({id: result}); a guest
-    that stops early leaves the rest to a new one.  control(result) is
-    called on m0000's result as soon as it has one (it raises to abort).
-    Stopped: the finished results are written, and we exit."""
-    out, todo, n = {}, list(ids), 0
-    while todo:
-        chunk = todo[:CHUNK]
-        n += 1
-        try:
-            got = guest_round(work, chunk, order, '%s-%d' % (tag, n), variant, exclude)
-        except Stopped as e:
-            # kept, but a kill among them is not confirmed (confirm())
-            kept = dict(out, **e.done)
-            for r in kept.values():
-                r.setdefault('confirmed', False)
-                write_result(results, doc, r)
-            sys.exit('mutate: stopped; kept the %d results the guests had '
-                     'finished (kills among them not confirmed): %s'
-                     % (len(kept), ' '.join(kept) or '-'))
-        if not got:
-            sys.exit('mutate: giving up: a guest ran none of %s' % ' '.join(chunk))
-        if control and CONTROL in got:
-            control(got[CONTROL])
-        out.update(got)
-        todo = [i for i in todo if i not in got]
-    return out
-
-
-def run_ids(work, results, doc, ids, order, tag, variant='ours', obj=OURS_OBJ,
-            exclude=()):
-    """Every id through the guests, each kill confirmed (confirm()); a
-    result file each.  Returns them.  m0000, when among ids, runs first
-    and must pass every oracle (ControlFailed otherwise, before anything
-    else is written).  exclude: case ids the tdc oracles leave out
-    (baseline())."""
-    ids = sorted(ids, key=lambda i: i != CONTROL)
-    dead = build(work, doc, ids, obj)
-    out = {}
-    for i, e in dead.items():
-        out[i] = {'id': i, 'verdict': 'stillborn', 'killer': None, 'why': e, 'oracles': []}
-        write_result(results, doc, out[i])
-    order_l = [o for o in order.split(',') if o]
-    control = (lambda r: check_control(r, order_l)) if CONTROL in ids else None
-    todo = [i for i in ids if i not in dead]
-    ctl = None      # the guest where m0000 passed every oracle of order
-    # a block at a time (m0000 in the first), its kills confirmed and its
-    # results written before the next: a campaign that dies keeps them
-    for b in range(0, len(todo), CHUNK):
-        block = todo[b:b + CHUNK]
-        btag = tag if len(todo) <= CHUNK else '%s-b%d' % (tag, b // CHUNK + 1)
-        first = rounds(work, results, doc, block, order, btag, variant, exclude,
-                       control)
-        if CONTROL in first:
-            ctl = first[CONTROL].get('guest')
-        # a second attempt of the oracle that failed, for each conclusive
-        # kill, in fresh guests (one group of guests per oracle)
-        again = {}
-        for i, r in first.items():
-            a = attempt(r, order_l)
-            r['attempts'] = [a]
-            if i != CONTROL and a['outcome'] == 'fail':
-                again.setdefault(rerun_order(a, order_l), []).append(i)
-        second = {}
-        for k, (o, group) in enumerate(sorted(again.items())):
-            log('confirming %d kill%s by %s: %s' % (
-                len(group), 's' if len(group) > 1 else '', o or 'insmod',
-                ' '.join(group)))
-            second.update(rounds(work, results, doc, group, o,
-                                 '%s-confirm%d' % (btag, k + 1), variant, exclude))
-        for i, r in first.items():
-            if i == CONTROL:
-                r['control'] = True
-            else:
-                r = confirm(r, second.get(i), order_l)
-                if ctl:
-                    # m0000 passed these oracles in this run (check_control())
-                    r['control_passed'] = {'guest': ctl, 'oracles': order_l}
-            write_result(results, doc, r)
-            out[i] = r
-    return out
-
-
-class ControlFailed(Exception):
-    """m0000, the unmutated source, failed an oracle: that oracle would
-    kill everything, and no kill of this run means anything."""
-
-
-def check_control(r, order):
-    """Raise ControlFailed unless m0000 survived and passed every oracle
-    of order."""
-    passed = [o['name'] for o in r.get('oracles', []) if o.get('ok')]
-    if r.get('verdict') != 'survived' or passed != list(order):
-        raise ControlFailed('%s (the unmutated source) %s%s%s in guest %s: %s' % (
-            CONTROL, r.get('verdict'), ' by ' + r['killer'] if r.get('killer') else '',
-            '' if passed == list(order) else ' (passed %s of %s)' % (
-                ','.join(passed) or 'none', ','.join(order) or 'none'),
-            r.get('guest', '?'), r.get('why', '')))
-
-
-# TCG load makes these on a guest nothing is wrong with: an oracle that
-# ran into one (or timed out) says nothing about the mutant
-STALL_RE = re.compile(r'detected stall|blocked for more than|soft lockup'
-                      r'|rcu_sched self-detected|rcu_preempt detected')
-
-
-def first_splat(lines):
-    """The line that opens a splat (a Call Trace line follows one)."""
-    for ln in lines:
-        if 'Call Trace' not in ln:
-            return ln
-    return lines[0] if lines else None
-
-
-def crash_result(i, p, out, start):
-    """The result of a mutant the guest died or hung on (started, no
-    result): "crash" with the splat's first line when the console has
-    one, else (a death with no splat: TCG hangs, guest/run's timeout)
-    with the console's tail, marked so: attempt() calls it inconclusive."""
-    try:
-        with open(start) as f:
-            running = f.read().strip() or None
-    except OSError:
-        running = None
-    try:
-        with open(os.path.join(out, 'console.log'), errors='replace') as f:
-            console = f.read().splitlines()
-    except OSError:
-        console = []
-    sp = [ln.strip() for ln in console if is_splat(ln)]
-    exit_ = 'guest/run exit %d (%s)' % (
-        p.returncode, (p.stderr.strip().splitlines() or [''])[0][:200] or
-        guest.verdict(p.returncode) or 'no message')
-    tail = ' / '.join(ln.strip() for ln in console[-5:] if ln.strip())[-400:]
-    first = first_splat(sp)
-    return {'id': i, 'verdict': 'killed', 'killer': 'crash', 'running': running,
-            'splat': sp[:8],
-            'why': '%s during %s: %s' % (
-                exit_, running or 'insmod',
-                'kernel splat: ' + first[:200] if first else
-                'no kernel splat; console tail: ' + (tail or '(empty)')),
-            'oracles': []}
-
-
-def attempt(r, order):
-    """One run of a mutant through order, as {'outcome': pass, fail or
-    inconclusive, 'oracle': the one that failed, 'why', 'guest'}.
-    Inconclusive: an oracle's timeout, a stall line (STALL_RE) as the
-    splat, a guest death without a kernel splat."""
-    a = {'outcome': 'pass', 'oracle': None, 'why': r.get('why'),
-         'guest': r.get('guest')}
-    if r['verdict'] == 'survived':
-        return a
-    killer = r.get('killer')
-    if killer == 'crash':
-        a['oracle'] = r.get('running') or 'insmod'
-        sp = first_splat(r.get('splat') or [])
-        a['outcome'] = 'fail' if sp and not STALL_RE.search(sp) else 'inconclusive'
-        return a
-    a['oracle'] = killer
-    a['outcome'] = 'fail'
-    o = next((x for x in r.get('oracles', []) if x['name'] == killer and not x['ok']), None)
-    if o:
-        sp = first_splat(o.get('splat') or [])
-        if o.get('timeout') or (sp and STALL_RE.search(sp)) or \
-                STALL_RE.search(o.get('why') or ''):
-            a['outcome'] = 'inconclusive'
-    return a
-
-
-def rerun_order(a, order):
-    """The oracles a confirmation runs: the one that failed; none for an
-    insmod kill; all of them for an rmmod kill (after they passed)."""
-    if a['oracle'] == 'insmod':
-        return ''
-    if a['oracle'] == 'rmmod' or a['oracle'] not in order:
-        return ','.join(order)
-    return a['oracle']
-
-
-def confirm(r, again, order):
-    """The mutant's result from its first run r and the confirmation run
-    again (None: none was run).  A kill is confirmed only when the same
-    oracle failed it both times, conclusively (attempt()): fail then
-    pass, or fail then a timeout, stall or death without a splat, is a
-    kill that is not confirmed; a first attempt that is inconclusive
-    gives the verdict "inconclusive" (not a kill).  Both attempts are
-    kept in 'attempts'."""
-    first = r['attempts'][0] if r.get('attempts') else attempt(r, order)
-    r['attempts'] = [first]
-    if first['outcome'] == 'pass':
-        r['confirmed'] = False
-        return r
-    if first['outcome'] == 'inconclusive':
-        r.update(verdict='inconclusive', confirmed=False)
-        return r
-    if again is None:
-        r['confirmed'] = False
-        return r
-    sub = rerun_order(first, order)
-    second = attempt(again, [o for o in sub.split(',') if o])
-    r['attempts'].append(second)
-    r['confirmed'] = second['outcome'] == 'fail' and second['oracle'] == first['oracle']
-    if not r['confirmed']:
-        r['why'] = '%s; NOT confirmed: the second attempt %s' % (
-            r.get('why'), {'pass': 'passed', 'inconclusive': 'was inconclusive: %s'
-                           % second['why'],
-                           'fail': 'failed on %s' % second['oracle']}[second['outcome']])
-    return r
 
 
 def sample():

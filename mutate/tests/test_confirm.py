@@ -1,4 +1,4 @@
-"""Kills are confirmed (mutate/run.py run_ids(), confirm()): the oracle that
+"""Kills are confirmed (mutate/kills.py run_ids(), confirm()): the oracle that
 failed runs again and must fail again, m0000 must pass every oracle of the
 same run, timeouts and stalls are inconclusive; and the gate profile's
 oracles.  Guests are fakes."""
@@ -9,7 +9,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from mutate import inguest, report, run
+from mutate import guests, inguest, kills, modules, report, run
 
 DOC = {'commit': 'c' * 40, 'mutants': [
     {'id': 'm%04d' % i, 'op': 'op', 'line': i} for i in range(1, 6)]}
@@ -58,11 +58,11 @@ class TestAttempt(unittest.TestCase):
     O = ORDER.split(',')
 
     def test_fail(self):
-        a = run.attempt(failed('m0001', self.O, 'packets'), self.O)
+        a = kills.attempt(failed('m0001', self.O, 'packets'), self.O)
         self.assertEqual((a['outcome'], a['oracle']), ('fail', 'packets'))
 
     def test_timeout_is_inconclusive(self):
-        a = run.attempt(failed('m0001', self.O, 'corpus', timeout=True), self.O)
+        a = kills.attempt(failed('m0001', self.O, 'corpus', timeout=True), self.O)
         self.assertEqual(a['outcome'], 'inconclusive')
 
     def test_stall_lines_are_inconclusive(self):
@@ -72,12 +72,12 @@ class TestAttempt(unittest.TestCase):
                      'rcu: INFO: rcu_sched self-detected stall on CPU'):
             r = failed('m0001', self.O, 'selftests', splat=['Call Trace:', line],
                        why='kernel splat: ' + line)
-            self.assertEqual(run.attempt(r, self.O)['outcome'], 'inconclusive', line)
+            self.assertEqual(kills.attempt(r, self.O)['outcome'], 'inconclusive', line)
         # a real oops is a failure, even with a stall after it
         r = failed('m0001', self.O, 'packets', splat=[
             'BUG: kernel NULL pointer dereference, address: 0000000000000008',
             'rcu: INFO: rcu_sched detected stalls on CPUs/tasks:'])
-        self.assertEqual(run.attempt(r, self.O)['outcome'], 'fail')
+        self.assertEqual(kills.attempt(r, self.O)['outcome'], 'fail')
 
     def test_crash(self):
         with tempfile.TemporaryDirectory() as d:
@@ -88,28 +88,28 @@ class TestAttempt(unittest.TestCase):
             with open(os.path.join(d, 'console.log'), 'w') as f:
                 f.write('boot\n[ 12.0] BUG: unable to handle page fault for address: 8\n'
                         '[ 12.1] Call Trace:\n')
-            r = run.crash_result('m0001', p, d, start)
+            r = guests.crash_result('m0001', p, d, start)
             self.assertIn('BUG: unable to handle page fault', r['why'])
             self.assertIn('during packets', r['why'])
-            a = run.attempt(r, self.O)
+            a = kills.attempt(r, self.O)
             self.assertEqual((a['outcome'], a['oracle']), ('fail', 'packets'))
             # a death with no splat: the console's tail as the reason, inconclusive
             with open(os.path.join(d, 'console.log'), 'w') as f:
                 f.write('boot\nok 12 - 1f35 Packets: icmp\n')
-            r = run.crash_result('m0001', p, d, start)
+            r = guests.crash_result('m0001', p, d, start)
             self.assertIn('no kernel splat; console tail: boot / ok 12 - 1f35', r['why'])
             self.assertNotIn('no reason', r['why'])
-            self.assertEqual(run.attempt(r, self.O)['outcome'], 'inconclusive')
+            self.assertEqual(kills.attempt(r, self.O)['outcome'], 'inconclusive')
             # a stall on the console: inconclusive too
             with open(os.path.join(d, 'console.log'), 'w') as f:
                 f.write('rcu: INFO: rcu_sched detected stalls on CPUs/tasks:\n')
-            r = run.crash_result('m0001', p, d, start)
-            self.assertEqual(run.attempt(r, self.O)['outcome'], 'inconclusive')
+            r = guests.crash_result('m0001', p, d, start)
+            self.assertEqual(kills.attempt(r, self.O)['outcome'], 'inconclusive')
 
     def test_rerun_order(self):
-        self.assertEqual(run.rerun_order({'oracle': 'selftests'}, self.O), 'selftests')
-        self.assertEqual(run.rerun_order({'oracle': 'insmod'}, self.O), '')
-        self.assertEqual(run.rerun_order({'oracle': 'rmmod'}, self.O), ORDER)
+        self.assertEqual(kills.rerun_order({'oracle': 'selftests'}, self.O), 'selftests')
+        self.assertEqual(kills.rerun_order({'oracle': 'insmod'}, self.O), '')
+        self.assertEqual(kills.rerun_order({'oracle': 'rmmod'}, self.O), ORDER)
 
 
 class TestRunIds(unittest.TestCase):
@@ -120,10 +120,10 @@ class TestRunIds(unittest.TestCase):
 
     def run_ids(self, plan, ids=('m0000', 'm0001', 'm0002', 'm0003', 'm0004')):
         g = FakeGuests(plan)
-        with mock.patch.object(run, 'build', return_value={}), \
-                mock.patch.object(run, 'guest_round', g), \
-                mock.patch.object(run, 'log'):
-            got = run.run_ids(self.tmp.name, self.results, DOC, list(ids), ORDER, 't')
+        with mock.patch.object(modules, 'build', return_value={}), \
+                mock.patch.object(guests, 'guest_round', g), \
+                mock.patch.object(guests, 'log'), mock.patch.object(kills, 'log'):
+            got = kills.run_ids(self.tmp.name, self.results, DOC, list(ids), ORDER, 't')
         return got, g.calls
 
     def saved(self, mid):
@@ -161,7 +161,7 @@ class TestRunIds(unittest.TestCase):
     def test_blocks(self):
         # CHUNK mutants at a time, each block confirmed and written before
         # the next; m0000 only in the first, and named in every result
-        with mock.patch.object(run, 'CHUNK', 2):
+        with mock.patch.object(guests, 'CHUNK', 2):
             got, calls = self.run_ids({
                 (1, 'm0001'): lambda i, o: failed(i, o, 'packets'),
                 (2, 'm0001'): lambda i, o: failed(i, o, 'packets'),
@@ -184,7 +184,7 @@ class TestRunIds(unittest.TestCase):
         for bad in (lambda i, o: failed(i, o, 'selftests'),
                     lambda i, o: failed(i, o, 'corpus', timeout=True),
                     lambda i, o: dict(passed(i, o), oracles=[])):
-            with self.assertRaises(run.ControlFailed) as cm:
+            with self.assertRaises(kills.ControlFailed) as cm:
                 self.run_ids({(1, 'm0000'): bad,
                               (1, 'm0001'): lambda i, o: failed(i, o, 'packets')})
             self.assertIn('m0000', str(cm.exception))

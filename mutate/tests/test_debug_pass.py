@@ -5,7 +5,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from mutate import run
+from mutate import modules, run
 
 WORKLOAD = 'a' * 64     # the digest debug_pass() computed once
 
@@ -71,8 +71,8 @@ class TestDebugPass(unittest.TestCase):
 
 class TestDebugBuild(unittest.TestCase):
     def test_debug_modules_have_a_pattern_filled_stack(self):
-        self.assertIn('-ftrivial-auto-var-init=pattern', run.kbuild(run.DEBUG_OBJ))
-        self.assertNotIn('auto-var-init', run.kbuild(run.OURS_OBJ))
+        self.assertIn('-ftrivial-auto-var-init=pattern', modules.kbuild(modules.DEBUG_OBJ))
+        self.assertNotIn('auto-var-init', modules.kbuild(modules.OURS_OBJ))
 
     def test_a_module_built_with_other_flags_is_built_again(self):
         with tempfile.TemporaryDirectory() as work:
@@ -81,9 +81,9 @@ class TestDebugBuild(unittest.TestCase):
                                ('Kbuild', 'obj-m := cls_flower.o\n')):
                 with open(os.path.join(work, 'm0001', name), 'w') as f:
                     f.write(text)
-            self.assertTrue(run.built(work, 'm0001', 'src', run.OURS_OBJ))
-            self.assertFalse(run.built(work, 'm0001', 'src', run.DEBUG_OBJ))
-            self.assertFalse(run.built(work, 'm0001', 'other', run.OURS_OBJ))
+            self.assertTrue(modules.built(work, 'm0001', 'src', modules.OURS_OBJ))
+            self.assertFalse(modules.built(work, 'm0001', 'src', modules.DEBUG_OBJ))
+            self.assertFalse(modules.built(work, 'm0001', 'other', modules.OURS_OBJ))
 
 
 if __name__ == '__main__':

@@ -9,7 +9,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from mutate import run
+from mutate import guests, kills, modules, run
 
 DOC = {'commit': 'c' * 40, 'mutants': [
     {'id': 'm0001', 'op': 'op', 'line': 1}, {'id': 'm0002', 'op': 'op', 'line': 2}]}
@@ -33,11 +33,11 @@ class TestStopped(unittest.TestCase):
 
     def run_ids(self, stop):
         results = os.path.join(self.tmp.name, 'results')
-        with mock.patch.object(run, 'BUILD', self.tmp.name), \
-                mock.patch.object(run, 'build', return_value={}), \
-                mock.patch.object(run, 'watched', self.fake_guest(stop)), \
+        with mock.patch.object(guests, 'BUILD', self.tmp.name), \
+                mock.patch.object(modules, 'build', return_value={}), \
+                mock.patch.object(guests, 'watched', self.fake_guest(stop)), \
                 self.assertRaises(SystemExit) as cm:
-            run.run_ids(self.tmp.name, results, DOC, ['m0001', 'm0002'], 'packets', 't')
+            kills.run_ids(self.tmp.name, results, DOC, ['m0001', 'm0002'], 'packets', 't')
         return sorted(os.listdir(results)), str(cm.exception)
 
     def test_sigterm_keeps_finished_results(self):
@@ -51,7 +51,7 @@ class TestStopped(unittest.TestCase):
     def test_watched_stops_its_guest(self):
         # time.sleep() is where SIGTERM's handler raises in watched();
         # only its first call (Popen.wait(timeout) sleeps too)
-        child, real_popen, real_sleep = [], subprocess.Popen, run.time.sleep
+        child, real_popen, real_sleep = [], subprocess.Popen, guests.time.sleep
         calls = []
 
         def sleep(t):
@@ -63,10 +63,10 @@ class TestStopped(unittest.TestCase):
         def popen(*a, **kw):
             child.append(real_popen(*a, **kw))
             return child[0]
-        with mock.patch.object(run.subprocess, 'Popen', popen), \
-                mock.patch.object(run.time, 'sleep', sleep), \
+        with mock.patch.object(guests.subprocess, 'Popen', popen), \
+                mock.patch.object(guests.time, 'sleep', sleep), \
                 self.assertRaises(SystemExit):
-            run.watched([sys.executable, '-c', 'import time; time.sleep(30)'],
+            guests.watched([sys.executable, '-c', 'import time; time.sleep(30)'],
                         self.tmp.name)
         self.assertEqual(child[0].returncode, -signal.SIGTERM)
 

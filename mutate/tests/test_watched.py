@@ -1,4 +1,4 @@
-"""mutate.run.watched(): a guest whose kernel oopsed and that writes no
+"""mutate.guests.watched(): a guest whose kernel oopsed and that writes no
 result any more is stopped; one that goes on writing results is not."""
 import sys
 import tempfile
@@ -6,7 +6,7 @@ import time
 import unittest
 from unittest import mock
 
-from mutate import run
+from mutate import guests
 
 # a fake guest: writes console lines and result files, then sleeps
 FAKE = r'''
@@ -26,8 +26,8 @@ class TestWatched(unittest.TestCase):
         with tempfile.TemporaryDirectory() as out:
             cmd = [sys.executable, '-c', FAKE, out, '1' if splat else '0', str(results)]
             t0 = time.time()
-            with mock.patch.object(run, 'WEDGED', 1), mock.patch.object(run, 'log'):
-                p = run.watched(cmd, out, poll=0.2)
+            with mock.patch.object(guests, 'WEDGED', 1), mock.patch.object(guests, 'log'):
+                p = guests.watched(cmd, out, poll=0.2)
             return p.returncode, time.time() - t0
 
     def test_wedged_guest_is_stopped(self):
