@@ -2,8 +2,8 @@
 #
 #   make run            everything for the main job: packages, kernel,
 #                       initramfs, then tdc's flower suite in the guest
-#   make test           packages, kernel, initramfs, then tdc/gate.py
-#                       (python3 -m tdc.gate)
+#   make test           packages, kernel, initramfs, then gate/gate.py
+#                       (python3 -m gate.gate)
 #   make kernel         build bzImage + modules   (VARIANT=ours|stock|debug)
 #   make initramfs      build/initramfs.cpio.gz
 #   make guest          kernel + initramfs
@@ -185,7 +185,7 @@ test:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory guest
 	@$(MAKE) --no-print-directory offload-drv
-	cd $(REPO) && $(PYTHON) -m tdc.gate
+	cd $(REPO) && $(PYTHON) -m gate.gate
 
 # The 6.1 tree's own flower cases, by path (never copied into the repo);
 # results in build/guest-out/upstream-<variant>.tap.  Like upstream's

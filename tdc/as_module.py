@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Run a program of the tdc package as its module when started as a file.
+"""Run a program of the repository's packages as its module when started
+as a file.
 
 tdc/tdc.py started as a file puts tdc/ first on the module path, where
 "tdc" is that file and not the package: re-execute it as `python3 -P -m
 tdc.NAME` with the repository as the module path instead.  Imported by
-file name, from tdc/ itself, before any package import.
+file name, from tdc/ itself, before any package import; gate/gate.py
+(the same trouble with "gate") puts the repository first and imports it
+as tdc.as_module.
 """
 
 import os

@@ -66,7 +66,7 @@ class TestOneDefinitionPerVariable(unittest.TestCase):
 class TestMakeHelp(unittest.TestCase):
     def test_help_names_the_two_commands_and_every_gate_stage(self):
         import subprocess
-        from tdc import gate
+        from gate import gate
         out = subprocess.run(['make', '--no-print-directory', '-C', REPO,
                               'help'], capture_output=True, text=True,
                              check=True).stdout

@@ -17,7 +17,8 @@ import textwrap
 import unittest
 from unittest import mock
 
-from tdc import commands, corpus, gate, tdc61
+from gate import gate
+from tdc import commands, corpus, tdc61
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__))))

@@ -6,9 +6,9 @@ Discovery from the repository root descends only into packages: a
 directory without __init__.py, and everything below it, is passed over
 without a word.
 A tests package that loses its __init__.py thus drops out of the gate's
-unit stage, which still says OK.  tdc/tests/test_unitfloor.py runs
+unit stage, which still says OK.  gate/tests/test_unitfloor.py runs
 unreachable() over the real tree in that stage, so such a loss fails it
-(unless the package lost is tdc/tests itself).
+(unless the package lost is gate/tests itself).
 """
 
 import os

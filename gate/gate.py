@@ -33,16 +33,19 @@ takes the other.  The gate waits for a
 build only before a stage that needs it, and stops it while the flower
 stage runs, whose emulated CPUs need both cores.
 
-usage: python3 -m tdc.gate [STAGE...]   (from the repository root;
-                                          default: all; --list shows them)
+usage: python3 -m gate.gate [STAGE...]   (from the repository root;
+                                           default: all; --list shows them)
 """
 
 import os
 import sys
 
 if __name__ == '__main__' and not __package__:
-    import as_module                # run as a file: again as the module
-    as_module.reexec('tdc.gate')
+    # run as a file: again as the module (tdc/as_module.py), from the
+    # repository, not from gate/, where "gate" is this file
+    sys.path[0] = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    from tdc import as_module
+    as_module.reexec('gate.gate')
 
 import collections                  # noqa: E402
 import functools                    # noqa: E402
@@ -85,11 +88,11 @@ UNIT_FLOOR = 'test_the_tree_loses_no_test_file'
 
 def unit_summary(output):
     """unittest_summary() of the unit stage, 1 failed more unless its
-    floor ran: tdc/tests/test_unitfloor.py fails when a test file drops
+    floor ran: gate/tests/test_unitfloor.py fails when a test file drops
     out of discovery, and is the one test that must always be there."""
     counts = unittest_summary(output)
     if counts is not None and UNIT_FLOOR not in output:
-        print('gate: the unit stage did not run {} (tdc/tests dropped out '
+        print('gate: the unit stage did not run {} (gate/tests dropped out '
               'of discovery?)'.format(UNIT_FLOOR), flush=True)
         return counts._replace(failed=counts.failed + 1)
     return counts

@@ -13,7 +13,7 @@ import unittest
 from contextlib import redirect_stdout
 from unittest import mock
 
-from tdc import gate
+from gate import gate
 
 
 def stage(name):
@@ -105,7 +105,7 @@ class TestBackground(unittest.TestCase):
 STOPPED_GATE = '''
 import sys
 from unittest import mock
-from tdc import gate
+from gate import gate
 stage = gate.Stage('a', ['sh', '-c', 'sleep 60 & echo $! >%s; wait'],
                    gate.summary_line)
 with mock.patch.object(gate, 'STAGES', [stage]):

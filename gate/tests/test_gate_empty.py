@@ -11,7 +11,7 @@ import unittest
 from contextlib import redirect_stdout
 from unittest import mock
 
-from tdc import gate
+from gate import gate
 
 PY = '/usr/bin/python3'
 

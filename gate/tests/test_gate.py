@@ -9,7 +9,7 @@ import unittest
 from contextlib import redirect_stdout
 from unittest import mock
 
-from tdc import gate
+from gate import gate
 from tdc.tests.test_tdc import case
 
 PY = '/usr/bin/python3'
@@ -106,7 +106,7 @@ class TestGate(unittest.TestCase):
         self.assertIn('did not run test_the_tree_loses_no_test_file',
                       out.getvalue())
         self.assertEqual(gate.unit_summary(
-            'test_the_tree_loses_no_test_file (tdc.tests.x) ... ok\n' + ran),
+            'test_the_tree_loses_no_test_file (gate.tests.x) ... ok\n' + ran),
             gate.Counts(3, 0, 0))
 
     def test_readme_table_lists_the_stages_in_order(self):

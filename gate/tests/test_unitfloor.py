@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The unit stage's floor (tdc/unitfloor.py): every test_*.py of the tree
+"""The unit stage's floor (gate/unitfloor.py): every test_*.py of the tree
 is in a package that `python3 -m unittest discover` reaches.  A tests
 package without __init__.py drops out of discovery silently, and the
 stage said OK without its tests; test_the_tree_loses_no_test_file now
@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 import unittest
 
-from tdc import unitfloor
+from gate import unitfloor
 
 PY = '/usr/bin/python3'
 TEST = 'import unittest\n\n\nclass T(unittest.TestCase):\n' \
