@@ -47,7 +47,7 @@ JOBS           ?= $(shell nproc)
 #                                                   ovsdb-* (ovs/ovs.mk)
 # The *.mk files add their own.  Every program the makefiles and scripts
 # run must come from a package here or from one every Debian system has
-# (Priority required/important): tdc/tests/test_deps.py checks that.
+# (Priority required/important): lint/tests/test_deps.py checks that.
 DEB_PACKAGES   := linux-source-6.1 qemu-system-x86 busybox-static \
                   python3-pyroute2 python3-scapy iproute2 bc bison flex \
                   libelf-dev libssl-dev cpio kmod \

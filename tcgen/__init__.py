@@ -27,14 +27,14 @@ written out one by one below.  Several
 masks per prio, mask order and templates behave as in the stock 6.1
 flower, the oracle for those cases.
 
-Every case is one upstream tdc.py can run (tdc/corpus.py
+Every case is one upstream tdc.py can run (lint/corpus.py
 upstream_problems(), checked by a unit test): one command per setup
 entry, no &&, ;, || or $(...) that upstream's nsPlugin would run only in
 part inside the case's namespace, matchJSON where the output is JSON.
 And one that the tdc.py of linux-source-6.1 can run (sixone_problems()):
 beside each matchJSON the matchPattern (matchCount 1) that checks the
 same on the text, for 6.1's runner knows no matchJSON
-(tdc/jsonpattern.py); a case that uses $DUMMY makes it; what a setup
+(lint/jsonpattern.py); a case that uses $DUMMY makes it; what a setup
 makes in the namespace, which 6.1 shares between the cases of a run, it
 first removes (a case before it may have been cut short) and removes
 again in its teardown (Corpus.case).
@@ -43,7 +43,7 @@ filter), the case adds "matchJSONExact": our tdc.py then wants the
 parsed output equal to matchJSON; upstream ignores the field and matches
 as it always does.  The few cases that need $FLNL (raw netlink) are in
 category "flowernl", with no dependsOn probe (upstream would run it in a
-namespace not made yet: tdc/corpus.py PROBE_IN_NAMESPACE).
+namespace not made yet: lint/corpus.py PROBE_IN_NAMESPACE).
 
 Each case gets its seriesFamilies (tdc/corpus.py FAMILIES_FIELD): the
 families of kernel/series/families its requests use, by

@@ -9,7 +9,8 @@ import json
 
 from tcgen.common import (DUMMY_SETUP, FILTER_LINE, FLNL_TIMEOUT, INGRESS,
                           PROTO_NAME, compact, filters, quote, rx)
-from tdc import corpus, jsonpattern, series_cases
+from lint import corpus, jsonpattern
+from tdc import series_cases
 from tcgen.packets import (Layers, dot1q, ether, ingress_bytes, ip4, layer,
                            render)
 
@@ -28,7 +29,7 @@ class Corpus:
         makes its own qdiscs), one command per setup entry.  exact: the
         parsed JSON output must be exactly this (matchJSON +
         matchJSONExact).  A JSON match comes with the matchPattern that
-        checks the same (tdc/jsonpattern.py) for 6.1's tdc.py, which
+        checks the same (lint/jsonpattern.py) for 6.1's tdc.py, which
         reads only matchPattern.  6.1's tdc.py runs every case in one
         namespace, and its nsPlugin makes no $DUMMY: a case that uses
         $DUMMY makes it, and what the setup makes in the namespace

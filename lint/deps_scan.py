@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """deps_scan.py - which programs the build and the harness run, and
 whether each comes from a Debian package that `make deps` installs or
-that every Debian system has (tdc/tests/test_deps.py runs the check).
+that every Debian system has (lint/tests/test_deps.py runs the check).
 
 Why: `make test` on a developer's machine passes with whatever that
 machine happens to have; on a fresh Debian 12 one, stage walk32 failed
@@ -69,7 +69,7 @@ import re
 import shutil
 import subprocess
 
-from tdc.shell_words import (BUILTINS, PROGRAM_RE, UNKNOWN, match_close,
+from lint.shell_words import (BUILTINS, PROGRAM_RE, UNKNOWN, match_close,
                              command_programs, shell_programs)
 
 HERE = os.path.dirname(os.path.realpath(__file__))

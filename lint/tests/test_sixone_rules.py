@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Every case in tc-tests/ is one that the tdc.py of linux-source-6.1
-can run (tdc/corpus.py sixone_problems()): it has matchPattern and
+can run (lint/corpus.py sixone_problems()): it has matchPattern and
 matchCount (6.1 reads them in every verify: KeyError), its pattern
 checks what its matchJSON checks (6.1 ignores matchJSON), it has no key
 6.1 ignores that changes the outcome (dependsOn), it makes the $DUMMY
@@ -15,7 +15,8 @@ import subprocess
 import tempfile
 import unittest
 
-from tdc import corpus, jsonpattern
+from lint import corpus, jsonpattern
+from tdc import corpus as loader
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__))))
@@ -135,9 +136,9 @@ class TestOffloadDriver(unittest.TestCase):
 
     def test_the_driver_is_loaded_by_its_one_command(self):
         self.assertEqual(problems(setup=[self.LOAD, CLEAN, INGRESS]), [])
-        self.assertTrue(corpus.needs_offload_driver(case(
+        self.assertTrue(loader.needs_offload_driver(case(
             setup=[self.LOAD, CLEAN, INGRESS])))
-        self.assertFalse(corpus.needs_offload_driver(case()))
+        self.assertFalse(loader.needs_offload_driver(case()))
 
     def test_another_insmod_is_refused(self):
         # 6.1's tdc.py runs from its own directory: exit 1 (the path is
@@ -162,7 +163,7 @@ class TestChecker(unittest.TestCase):
             with open(path, 'w') as f:
                 json.dump([good, bad], f)
             run = subprocess.run(
-                ['/usr/bin/python3', '-m', 'tdc.corpus', '--min-flower', '1',
+                ['/usr/bin/python3', '-m', 'lint.corpus', '--min-flower', '1',
                  '--min-packets', '0', tmp], cwd=REPO, capture_output=True,
                 text=True)
         self.assertEqual(run.returncode, 1, run.stdout)

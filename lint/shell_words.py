@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """shell_words.py - the programs a shell command line runs, for the
-dependency scan (tdc/deps_scan.py).  A line is split into simple
+dependency scan (lint/deps_scan.py).  A line is split into simple
 commands at ; & | && || ( ) and newlines, $(...), backquotes and <(...);
 keywords, [[ ]], case patterns, function definitions, assignments and
 redirections are passed over; the first word is the program, seen through

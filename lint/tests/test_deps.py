@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Every program the build and the harness run comes from a Debian
 package that `make deps` installs, or that every Debian system has.
-The scan and the lookup are tdc/deps_scan.py (its docstring says how);
+The scan and the lookup are lint/deps_scan.py (its docstring says how);
 on a fresh Debian 12 machine stage walk32 once failed because the
 kernel's `make headers_install` runs rsync, which no list named."""
 
@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import unittest
 
-from tdc.deps_scan import (REPO, check, deb_packages, make_expand, programs,
+from lint.deps_scan import (REPO, check, deb_packages, make_expand, programs,
                            python_programs, shell_programs)
 
 HAVE_DPKG = shutil.which('dpkg') is not None

@@ -32,7 +32,7 @@ sort_keys=True)).
   as tc's and $FLNL's have (names, numbers, hex; a protocol tc prints as
   "[34997]" is balanced): `"key":` cannot start inside a string.
 
-For a hand-written case, `python3 -m tdc.jsonpattern FILE [ID...]`
+For a hand-written case, `python3 -m lint.jsonpattern FILE [ID...]`
 prints the "matchPattern" and "matchCount" lines of each case of FILE
 (those with ID) that has a matchJSON, to paste beside it.
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""tdc/jsonpattern.py: a matchJSON as a matchPattern (for 6.1's tdc.py,
+"""lint/jsonpattern.py: a matchJSON as a matchPattern (for 6.1's tdc.py,
 which reads only matchPattern) matches exactly the outputs that our
 tdc.py's matchJSON matches; and the corpus checker's proof that a case's
 pattern checks what its JSON checks."""
@@ -9,7 +9,8 @@ import random
 import re
 import unittest
 
-from tdc import jsonpattern, tdc
+from lint import jsonpattern
+from tdc import tdc
 
 FLAGS = re.DOTALL | re.MULTILINE
 WORDS = ('flower', 'ip', 'gact', '10.0.0.1/24', '[34997]', 'a b', '', 'k')

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Every case in tc-tests/ is one upstream's current tdc.py can run
-(tdc/corpus.py upstream_problems()): one command per setup/teardown
+(lint/corpus.py upstream_problems()): one command per setup/teardown
 entry, nothing its nsPlugin would run only in part inside the case's
 namespace, upstream's variables only, matchJSON on JSON output; the few
 cases that need $FLNL (ours) say so."""
@@ -8,7 +8,7 @@ cases that need $FLNL (ours) say so."""
 import os
 import unittest
 
-from tdc import corpus
+from lint import corpus
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__))))

@@ -7,7 +7,7 @@ import subprocess
 import tempfile
 import unittest
 
-from tdc import corpus, jsonpattern
+from lint import corpus, jsonpattern
 
 TDC_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 REPO = os.path.dirname(TDC_DIR)
@@ -66,7 +66,7 @@ class TestTree(unittest.TestCase):
         self.assertEqual(proc.stdout.splitlines()[-1], '2 passed, 1 failed')
 
     def run_program(self, *args):
-        return subprocess.run(['/usr/bin/python3', '-m', 'tdc.corpus'] +
+        return subprocess.run(['/usr/bin/python3', '-m', 'lint.corpus'] +
                               list(args) + [self.root], cwd=REPO,
                               capture_output=True, text=True)
 
@@ -295,7 +295,7 @@ class TestPositiveControl(unittest.TestCase):
             with open(os.path.join(root, 'x', 'a.json'), 'w') as f:
                 json.dump([packet_case('a1b2', **json_verify(stats(0)))], f)
             proc = subprocess.run(
-                ['/usr/bin/python3', '-m', 'tdc.corpus', '--min-flower', '0',
+                ['/usr/bin/python3', '-m', 'lint.corpus', '--min-flower', '0',
                  '--min-packets', '0', root], cwd=REPO, capture_output=True,
                 text=True)
         self.assertEqual(proc.returncode, 1)
