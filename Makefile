@@ -118,17 +118,17 @@ deps:
 # Source trees: pristine extraction, and ours = pristine + patches + kernel/.
 tree-pristine:
 	@mkdir -p $(BUILD)
-	@flock $(TREE_LOCK) $(REPO)/guest/extract-tree $(KERNEL_TARBALL) $(PRISTINE)
+	@flock $(TREE_LOCK) $(REPO)/tree/extract-tree $(KERNEL_TARBALL) $(PRISTINE)
 
 tree-ours: tree-pristine
-	@flock $(TREE_LOCK) $(REPO)/guest/sync-tree $(REPO) $(PRISTINE) $(OURS)
+	@flock $(TREE_LOCK) $(REPO)/tree/sync-tree $(REPO) $(PRISTINE) $(OURS)
 
 trees: tree-ours
 
 # .config is regenerated only when a fragment (or the script) changed.
-$(OBJ)/.tdc-config: $(FRAGMENTS) $(REPO)/guest/kconfig | $(if $(filter stock,$(VARIANT)),tree-pristine,tree-ours)
+$(OBJ)/.tdc-config: $(FRAGMENTS) $(REPO)/tree/kconfig | $(if $(filter stock,$(VARIANT)),tree-pristine,tree-ours)
 	@rm -f $@
-	@$(REPO)/guest/kconfig $(KSRC) $(OBJ) $(FRAGMENTS)
+	@$(REPO)/tree/kconfig $(KSRC) $(OBJ) $(FRAGMENTS)
 	@touch $@
 
 # Kernel builds (tree sync, config, kbuild, install) of one variant are
@@ -246,10 +246,10 @@ series:
 	+@flock $(call kernel_lock,ours) $(MAKE) --no-print-directory series-locked
 
 series-locked: tree-ours
-	@$(REPO)/guest/make-series $(REPO) $(PRISTINE) $(OURS) $(SERIES_DIR)
+	@$(REPO)/tree/make-series $(REPO) $(PRISTINE) $(OURS) $(SERIES_DIR)
 
 series-check:
-	@$(REPO)/guest/series-check $(REPO) $(KERNEL_TARBALL) $(SERIES_DIR) \
+	@$(REPO)/tree/series-check $(REPO) $(KERNEL_TARBALL) $(SERIES_DIR) \
 		$(SCHECK_SRC) $(SCHECK_OBJ) $(JOBS) $(FLOWER_CONFIG)
 
 # ---------------------------------------------------------------------------

@@ -150,7 +150,7 @@ def tdc_stage(name, tdc_args, python=GUEST_PYTHON):
 STAGES = [
     Stage('unit', [PY, '-m', 'unittest', 'discover', '-v'], unit_summary),
     Stage('corpus', [PY, '-m', 'lint.corpus', 'tc-tests'], summary_line),
-    Stage('kernel', ['guest/kernel-checks'], summary_line),
+    Stage('kernel', ['tree/kernel-checks'], summary_line),
     # every patch of the series on its own: applies, checkpatch (netdev's
     # rules, on net/ paths), W=1 build (make series-gate adds sparse,
     # kernel-doc and i386)

@@ -14,7 +14,7 @@
 #   make series-expand      every step's files in build/series-steps/NAME/
 #   make series-import      the step diffs from (edited) build/series-steps/
 #
-# The gates check the series as guest/make-series writes it from the
+# The gates check the series as tree/make-series writes it from the
 # current kernel/ (into build/series-gate/patches, not build/series, so
 # that they never race `make series`); SERIES_GATE_PATCHES=DIR checks the
 # patches in DIR instead (a series with a broken patch, say).  Their tree
@@ -40,10 +40,10 @@ SERIES_GATE_PATCHES ?=
 # one run at a time
 define series_gate
 	@mkdir -p $(SG_DIR)
-	$(if $(SERIES_GATE_PATCHES),,@$(REPO)/guest/make-series $(REPO) $(PRISTINE) - $(SG_DIR)/patches >/dev/null || \
-		{ echo "series-gate: guest/make-series failed (above): no series to check"; echo "0 passed, 1 failed"; exit 1; })
+	$(if $(SERIES_GATE_PATCHES),,@$(REPO)/tree/make-series $(REPO) $(PRISTINE) - $(SG_DIR)/patches >/dev/null || \
+		{ echo "series-gate: tree/make-series failed (above): no series to check"; echo "0 passed, 1 failed"; exit 1; })
 	@flock -n $(SG_LOCK) true || echo "series-gate: waiting for another series gate ($(SG_LOCK))"
-	@flock $(SG_LOCK) $(REPO)/guest/series-check --gate $(1) $(REPO) $(KERNEL_TARBALL) \
+	@flock $(SG_LOCK) $(REPO)/tree/series-check --gate $(1) $(REPO) $(KERNEL_TARBALL) \
 		$(PRISTINE) $(or $(SERIES_GATE_PATCHES),$(SG_DIR)/patches) $(SG_SRC) $(SG_OBJ) \
 		$(SG_OBJ32) $(FLOWER_CONFIG)
 endef
@@ -55,17 +55,17 @@ series-gate-quick: tree-pristine
 	$(call series_gate,quick)
 
 series-refresh: tree-pristine
-	@$(REPO)/guest/make-series --refresh $(REPO) $(PRISTINE)
+	@$(REPO)/tree/make-series --refresh $(REPO) $(PRISTINE)
 
 series-expand: tree-pristine
-	@$(REPO)/guest/make-series --expand $(REPO) $(PRISTINE) $(SERIES_STEPS)
+	@$(REPO)/tree/make-series --expand $(REPO) $(PRISTINE) $(SERIES_STEPS)
 
 series-import: tree-pristine
-	@$(REPO)/guest/make-series --import $(REPO) $(PRISTINE) $(SERIES_STEPS)
+	@$(REPO)/tree/make-series --import $(REPO) $(PRISTINE) $(SERIES_STEPS)
 
 # --- make series-corpus: each step's module runs the corpus cases of the
 # families that exist at that step (kernel/series/families; which cases,
-# tdc/series_cases.py).  Every step's cls_flower.c (guest/make-series
+# tdc/series_cases.py).  Every step's cls_flower.c (tree/make-series
 # --expand, into build/series-corpus/steps: never series-expand's
 # directory, which may hold edits) is built as an external module (M=)
 # against build/obj/ours, as make stock-ext builds the stock one; then one
@@ -88,8 +88,8 @@ SC_SHARD      ?=
 
 series-corpus: tree-pristine
 	@rm -rf $(SC_DIR)/steps $(SC_OUT); mkdir -p $(SC_DIR) $(SC_OUT)
-	@$(REPO)/guest/make-series --expand $(REPO) $(PRISTINE) $(SC_DIR)/steps >/dev/null || { \
-		echo "series-corpus: guest/make-series --expand failed (above)"; echo "0 passed, 1 failed"; exit 1; }
+	@$(REPO)/tree/make-series --expand $(REPO) $(PRISTINE) $(SC_DIR)/steps >/dev/null || { \
+		echo "series-corpus: tree/make-series --expand failed (above)"; echo "0 passed, 1 failed"; exit 1; }
 	@flock -n $(call kernel_lock,ours) true || echo "series-corpus: waiting for a kernel build ($(call kernel_lock,ours))"
 	+@flock $(call kernel_lock,ours) $(MAKE) --no-print-directory series-corpus-modules || { \
 		echo "0 passed, 1 failed"; exit 1; }

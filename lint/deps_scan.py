@@ -20,7 +20,7 @@ Method (host only, no guest; about a second):
       `$(or a,..)` a, `$(shell X)` is a command line of its own; other
       functions, automatic variables and unknown variables become an
       unknown word) and read as a shell command line.
-   b. Shell scripts (a `#!` line naming sh or bash) under guest/,
+   b. Shell scripts (a `#!` line naming sh or bash) under guest/, tree/,
       selftests/, stress/, ovs/, bench/, difftest/, offload/.
    c. Python files there (*.py or a python `#!` line), with `ast`: the
       first argument of a call named run, sh, call, check_call,
@@ -75,8 +75,8 @@ from lint.shell_words import (BUILTINS, PROGRAM_RE, UNKNOWN, match_close,
 HERE = os.path.dirname(os.path.realpath(__file__))
 REPO = os.path.dirname(HERE)
 
-SCAN_DIRS = ('guest', 'selftests', 'stress', 'ovs', 'bench', 'difftest',
-             'offload')
+SCAN_DIRS = ('guest', 'tree', 'selftests', 'stress', 'ovs', 'bench',
+             'difftest', 'offload')
 BUSYBOX_SCRIPTS = ('guest/init', 'guest/modprobe')
 # files of the initramfs (guest/mkinitramfs), not of a package
 INITRAMFS_FILES = {'/init', '/sbin/tdc-modprobe'}
@@ -87,12 +87,12 @@ EXPLICIT = {
     # the kernel's own build (make kernel, stock-ext, walk32, series-check)
     'make': 'kbuild', 'gcc': 'kbuild', 'ld': 'kbuild', 'ar': 'kbuild',
     'nm': 'kbuild', 'objcopy': 'kbuild', 'awk': 'kbuild',
-    'perl': 'kbuild, checkpatch.pl (guest/kernel-checks, via a variable)',
+    'perl': 'kbuild, checkpatch.pl (tree/kernel-checks, via a variable)',
     'bison': 'kbuild (kconfig)', 'flex': 'kbuild (kconfig)',
     'bc': 'kbuild (timeconst)', 'gzip': 'kbuild (KERNEL_GZIP bzImage)',
     'depmod': 'kbuild (modules_install)',
     'rsync': "kbuild's make headers_install (make walk32)",
-    'xz': 'tar -xf linux-source-6.1.tar.xz (guest/extract-tree)',
+    'xz': 'tar -xf linux-source-6.1.tar.xz (tree/extract-tree)',
     # the tree's forwarding selftests (lib.sh, tc_*.sh) in the guest
     'mausezahn': 'selftests (lib.sh $MZ)', 'jq': 'selftests (lib.sh)',
     'ncat': 'selftests (lib.sh)', 'ping': 'selftests (lib.sh $PING)',

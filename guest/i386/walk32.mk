@@ -39,11 +39,11 @@ walk32:
 		tr -d '\r' >$(W32_LOG) || rc=$$?; \
 	$(W32_DIR)/walk32-verdict $(W32_LOG) $$rc $(W32_TIMEOUT)
 
-# guest/kconfig takes ARCH from the environment; every fragment line must
+# tree/kconfig takes ARCH from the environment; every fragment line must
 # survive olddefconfig.
-$(W32_OBJ)/.walk32-config: $(W32_DIR)/walk32.config $(REPO)/guest/kconfig
+$(W32_OBJ)/.walk32-config: $(W32_DIR)/walk32.config $(REPO)/tree/kconfig
 	@rm -f $@
-	@ARCH=i386 $(REPO)/guest/kconfig $(W32_SRC) $(W32_OBJ) $(W32_DIR)/walk32.config
+	@ARCH=i386 $(REPO)/tree/kconfig $(W32_SRC) $(W32_OBJ) $(W32_DIR)/walk32.config
 	@touch $@
 
 # The kernel and /init only.

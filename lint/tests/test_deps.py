@@ -63,9 +63,9 @@ class TestDebPackages(unittest.TestCase):
         for prog, place in [
                 ('qemu-system-i386', 'guest/i386/walk32.mk'),
                 ('flock', 'Makefile'), ('depmod', 'Makefile'),
-                ('tar', 'guest/extract-tree'),
-                ('git', 'guest/make-series'),
-                ('patch', 'guest/series-check'),
+                ('tar', 'tree/extract-tree'),
+                ('git', 'tree/make-series'),
+                ('patch', 'tree/series-check'),
                 ('qemu-system-x86_64', 'guest/run'),
                 ('busybox', 'guest/init'),
                 ('ovs-vsctl', 'ovs/ovsctl.py'),

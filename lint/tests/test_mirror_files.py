@@ -1,4 +1,4 @@
-"""guest/sync-tree and guest/make-series must agree on which files under
+"""tree/sync-tree and tree/make-series must agree on which files under
 kernel/ mirror tree paths: the ours tree the guest boots and the series'
 last step are compared file for file (make series).  sync-tree once
 copied kernel/series.mk into the tree, which make-series leaves out."""
@@ -10,7 +10,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def mirror_files_body(script):
-    with open(os.path.join(REPO, 'guest', script)) as f:
+    with open(os.path.join(REPO, 'tree', script)) as f:
         text = f.read()
     m = re.search(r'^mirror_files\(\) \{\n(.*?)^\}', text, re.S | re.M)
     if not m:
