@@ -1,5 +1,6 @@
 # Differential oracle (difftest/README.md); included from the top Makefile,
-# which defines REPO, BUILD, PYTHON, OURS, PRISTINE, kernel_lock, JOBS.
+# which defines REPO, BUILD, PYTHON and the stock variants' builds
+# (make stock-ext there; make stock-next-ext in kernel/stock-series.mk).
 #
 #   make difftest          seeded (filter, packet) pairs on ours and on the
 #                          tree's stock cls_flower, one guest boot each;
@@ -10,13 +11,6 @@
 #                          is the UTC date (YYYYMMDD), printed; DT_SEED=N
 #                          on the command line replays seed N.  Two
 #                          batches: dtr's ingress and dtx's egress
-#   make stock-ext         the cheap stock variant: the pristine tree's
-#                          net/sched/cls_flower.c built as an external
-#                          module (kbuild M=) against build/obj/ours, put
-#                          in build/mod/stock, with ours' bzImage copied to
-#                          build/obj/stock (guest/run --variant stock).
-#                          A full `make kernel VARIANT=stock` build there
-#                          is left alone and used.
 #   make difftest-smoke DT_STOCK=stock-next
 #                          (or make difftest DT_STOCK=stock-next) ours
 #                          against stock-next instead of stock: the
@@ -58,65 +52,8 @@ DT_OUT         := $(BUILD)/guest-out/difftest
 DT_DOC         := $(REPO)/docs/difftest$(if $(DT_VS),-$(DT_STOCK)).md
 DT_RUNNER      := -m difftest.runner
 DT_TIMEOUT     ?= 1500
-STOCK_EXT      := $(BUILD)/ext/stock
-STOCK_OBJ      := $(BUILD)/obj/stock
-STOCK_MOD      := $(BUILD)/mod/stock
-OURS_OBJ       := $(BUILD)/obj/ours
 
-.PHONY: difftest difftest-smoke difftest-run stock-ext stock-ext-locked
-
-stock-ext:
-	@mkdir -p $(BUILD)
-	@flock -n $(call kernel_lock,ours) true || echo "stock-ext: waiting for a kernel build ($(call kernel_lock,ours))"
-	+@flock $(call kernel_lock,ours) flock $(call kernel_lock,stock) \
-		$(MAKE) --no-print-directory stock-ext-locked
-
-# A cheap variant's install, shared with make stock-next-ext
-# (kernel/stock-series.mk): shell text for a recipe that has set
-# krel=<ours' kernel release>.
-#   $(call ext_current,OBJ,MOD,FILES): true when OBJ's marker (.stock-ext:
-#     the md5 of the bzImage copied there) is newer than ours' bzImage and
-#     each of FILES, and MOD holds a cls_flower.ko for $krel
-#   $(call ext_install,KO,OBJ,MOD): KO alone (with ours' modules.builtin*
-#     and modules.order) in MOD with depmod, replacing MOD whole; ours'
-#     bzImage and kernel.release copied to OBJ, the marker written last
-ext_current = [ -e $(1)/.stock-ext ] && \
-	[ $(1)/.stock-ext -nt $(OURS_OBJ)/arch/x86/boot/bzImage ] && \
-	$(foreach f,$(3),[ $(1)/.stock-ext -nt $(f) ] && )\
-	[ -e $(2)/lib/modules/$$krel/kernel/net/sched/cls_flower.ko ]
-ext_install = rm -rf $(3).new; \
-	d=$(3).new/lib/modules/$$krel; mkdir -p $$d/kernel/net/sched; \
-	cp $(1) $$d/kernel/net/sched/; \
-	for f in modules.builtin modules.builtin.modinfo modules.order; do \
-		[ -e $(OURS_OBJ)/$$f ] && cp $(OURS_OBJ)/$$f $$d/ || true; done; \
-	depmod -b $(3).new $$krel; \
-	rm -rf $(3); mv $(3).new $(3); \
-	mkdir -p $(2)/arch/x86/boot $(2)/include/config; \
-	cp $(OURS_OBJ)/arch/x86/boot/bzImage $(2)/arch/x86/boot/bzImage; \
-	cp $(OURS_OBJ)/include/config/kernel.release $(2)/include/config/; \
-	md5sum < $(2)/arch/x86/boot/bzImage > $(2)/.stock-ext
-
-# Up to date when the marker (md5 of the bzImage copied) is newer than
-# ours' bzImage and the pristine source; a full stock build (vmlinux in
-# build/obj/stock whose bzImage is not the one we copied) is used as it
-# is.  Nothing of a (partial) full build is deleted: `make kernel
-# VARIANT=stock` overwrites the copy and the mod dir when it runs.
-stock-ext-locked: tree-pristine
-	@set -e; \
-	if [ -e $(STOCK_OBJ)/vmlinux ] && [ -e $(STOCK_MOD) ] && { [ ! -e $(STOCK_OBJ)/.stock-ext ] || \
-	   [ "$$(md5sum < $(STOCK_OBJ)/arch/x86/boot/bzImage)" != "$$(cat $(STOCK_OBJ)/.stock-ext)" ]; }; then \
-		echo "  STOCK   full VARIANT=stock build in $(STOCK_OBJ): used as is"; exit 0; fi; \
-	[ -e $(OURS_OBJ)/arch/x86/boot/bzImage ] || { \
-		echo "stock-ext: build ours first (make kernel)"; exit 1; }; \
-	krel=$$(cat $(OURS_OBJ)/include/config/kernel.release); \
-	if $(call ext_current,$(STOCK_OBJ),$(STOCK_MOD),$(PRISTINE)/net/sched/cls_flower.c); then \
-		echo "  STOCK   $(STOCK_MOD) up to date"; exit 0; fi; \
-	rm -rf $(STOCK_EXT); mkdir -p $(STOCK_EXT); \
-	cp $(PRISTINE)/net/sched/cls_flower.c $(STOCK_EXT)/; \
-	echo 'obj-m := cls_flower.o' > $(STOCK_EXT)/Kbuild; \
-	$(MAKE) -s -C $(OURS) O=$(OURS_OBJ) M=$(STOCK_EXT) -j$(JOBS) modules; \
-	$(call ext_install,$(STOCK_EXT)/cls_flower.ko,$(STOCK_OBJ),$(STOCK_MOD)); \
-	echo "  STOCK   $$krel: pristine cls_flower.ko (M=) in $(STOCK_MOD), ours' bzImage in $(STOCK_OBJ)"
+.PHONY: difftest difftest-smoke difftest-run
 
 # One run: DT_NAME, DT_SEED, DT_BATCHES, DT_FILTERS, DT_DOCARG, DT_STOCK.
 difftest-run:

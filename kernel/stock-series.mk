@@ -21,7 +21,7 @@
 #                            from it on, and all pass on ours.  TAP files
 #                            in build/guest-out/stock-series/
 #   make stock-next-ext      the stock-next variant, as make stock-ext
-#                            (difftest/difftest.mk) makes stock's:
+#                            (the top Makefile) makes stock's:
 #                            build/stock-next/cls_flower.ko (the gate runs
 #                            first when it is missing or older than a
 #                            patch, the series file, the pristine file or
@@ -38,7 +38,7 @@
 # runs the gate first, outside any lock, then installs under ours' lock
 # and stock-next's (kernel_lock: ours first, as make stock-ext takes ours'
 # and stock's), into build/obj/stock-next and build/mod/stock-next only,
-# with stock-ext's install (difftest.mk's ext_current, ext_install).  No
+# with stock-ext's install (the Makefile's ext_current, ext_install).  No
 # full `make kernel` build of stock-next exists (VARIANT is ours, stock or
 # debug).
 
@@ -88,7 +88,7 @@ stock-next-ext: $(STOCK_NEXT_KO)
 		$(MAKE) --no-print-directory stock-next-ext-locked
 
 # Up to date when the marker is newer than ours' bzImage and the module
-# (stock-ext-locked's test, difftest.mk's ext_current).  No $(MAKE) here:
+# (stock-ext-locked's test, the Makefile's ext_current).  No $(MAKE) here:
 # make -n prints this recipe without running it.
 stock-next-ext-locked:
 	@set -e; \

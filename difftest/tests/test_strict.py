@@ -472,7 +472,7 @@ class TestMake(unittest.TestCase):
             self.assertIn('$(DT_VS)', body)
 
     def test_both_variants_install_alike(self):
-        with open(MK) as f:
+        with open(os.path.join(REPO, 'Makefile')) as f:
             mk = f.read()
         with open(SS_MK) as f:
             ss = f.read()
