@@ -57,6 +57,6 @@ shell, and raw netlink requests are sent many per $FLNL process
 Case ids are the first 4 hex digits of sha1(name), re-hashed on a
 collision (with any case in tc-tests/, basic.json included), so that an
 id stays with its case when others are added.  Output is deterministic;
-tdc/tests/test_corpus_generated.py fails when the committed files differ
+tcgen/tests/test_corpus_generated.py fails when the committed files differ
 from what this writes.
 """

@@ -10,7 +10,7 @@ import os
 import tempfile
 import unittest
 
-from tdc.tests.test_corpus_generated import FLOWER_DIR, REPO, load_generator
+from tcgen.tests.test_corpus_generated import FLOWER_DIR, REPO, load_generator
 
 GEN = load_generator()
 
