@@ -69,7 +69,7 @@ import re
 import shutil
 import subprocess
 
-from lint.shell_words import (BUILTINS, PROGRAM_RE, UNKNOWN, match_close,
+from tdc.shell_words import (BUILTINS, PROGRAM_RE, UNKNOWN, match_close,
                              command_programs, shell_programs)
 
 HERE = os.path.dirname(os.path.realpath(__file__))
