@@ -16,7 +16,8 @@ and the text put there.  Operators:
   flag-map       ip_flags and ct_state mapping tables: a flag swapped or
                  dropped
   stmt-del       a statement (call or assignment) of the classify, change/
-                 replace, delete, dump and walk paths removed
+                 replace, delete, dump and walk paths and of the flow
+                 cache removed
 
 Mutants are sorted by (line, column, operator, replacement) and numbered
 m0001...; two edits that give the same text keep the first.  A mutant is
@@ -39,7 +40,8 @@ STMT_FUNCS = re.compile(
     r'fl_(classify|dissect\w*|change\w*|ht_insert|replace_commit|delete|'
     r'walk|dump\w*|mask_put|masks_publish|masks_create|masks_init_dissector|'
     r'handle_assign|set_masked_key|filter_create|set_key\w*|mask_update_range|'
-    r'hashfn|cmpfn|destroy|get|terse_dump)$')
+    r'hashfn|cmpfn|destroy|get|terse_dump|'
+    r'lookup|cache_\w+|insert|filter_remove)$')
 DECL = re.compile(
     r'^(const |struct |unsigned |signed |static |enum )?'
     r'(u8|u16|u32|u64|int|bool|long|char|void|__be16|__be32|size_t|\w+_t|'

@@ -95,6 +95,10 @@ def finished(out, ids):
     return done
 
 
+# Oracle orders whose run per mutant takes minutes, not tens of them
+SHORT_ORDERS = ('packets', 'packets-sample', 'packets-sample,cache')
+
+
 def guest_round(work, ids, order, tag, variant='ours', exclude=()):
     """One boot over ids; returns {id: result} for those it finished and
     for those it died on (started, no result: killed by "crash").  Raises
@@ -102,7 +106,7 @@ def guest_round(work, ids, order, tag, variant='ours', exclude=()):
     out = os.path.join(BUILD, 'guest-out', 'mutate', tag)
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
-    per = 300 if order in ('packets', 'packets-sample') else 2400
+    per = 300 if order in SHORT_ORDERS else 2400
     cmd = guest.command(
         ['/usr/bin/python3', '-m', 'mutate.inguest', '--mods', work, '--out', out,
          '--oracles', order, '--exclude', ','.join(sorted(exclude))] + ids,

@@ -54,6 +54,18 @@ def tdc_ok(rc, out):
     return True, 'tdc: %d passed' % p
 
 
+def summary_ok(rc, out):
+    """A stress part (stress/flow_cache.py): exit 0 and a last line "N
+    passed, 0 failed" with N > 0."""
+    last = re.findall(r'^(\d+) passed, (\d+) failed$', out, re.M)
+    if rc or not last or last[-1][1] != '0' or last[-1][0] == '0':
+        fails = re.findall(r'^FAIL .*$', out, re.M)
+        return False, 'exit %d, %s%s' % (
+            rc, '%s passed, %s failed' % last[-1] if last else 'no summary',
+            ': ' + fails[0][:200] if fails else '')
+    return True, '%s passed' % last[-1][0]
+
+
 def selftests_ok(rc, out):
     """tc_flower.sh: every TEST line OK, at least one, exit 0."""
     tests = re.findall(r'^TEST: (.*?)\s+\[\s*(\w+)\s*\]', out, re.M)
@@ -171,6 +183,10 @@ def oracles(out_dir, mid, exclude=()):
                             '--stock-name', 'stock-next', '--cover', '--final',
                             '--min-verdicts', str(DT_GATE_MIN_VERDICTS)]],
                           compare_ok, 600),
+        # the flow cache between changes (stress-smoke's cache part,
+        # fewer steps): a bump left out, an entry kept past its filter
+        'cache': ([[PY, '-m', 'stress.flow_cache', '--steps', '60']],
+                  summary_ok, 300),
         'selftests': ([['bash', 'selftests/in-guest', FWD, 'tc_flower.sh']],
                       selftests_ok, 900),
         'corpus': ([[PY, '-m', 'tdc.tdc', '-J', '2', '-c', 'flower'] + x + ['-f'] + rest],
@@ -200,7 +216,7 @@ def srcversion():
 # needed (a failing tdc case may wait for its timeouts), so it is stopped
 # there and what it left behind is cleaned up (cleanup()).
 FAIL_LINE = {'packets': r'^not ok ', 'packets-sample': r'^not ok ',
-             'corpus': r'^not ok ', 'debug': r'^not ok ',
+             'corpus': r'^not ok ', 'debug': r'^not ok ', 'cache': r'^FAIL ',
              'selftests': r'^TEST: .*\[\s*(FAIL|SKIP)\s*\]'}
 
 

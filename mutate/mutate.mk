@@ -9,11 +9,13 @@
 #                             kmemleak (mutate/leakcheck.py)
 #   make mutate-report        docs/mutation.md from build/mutate/results
 #                             (MUTATE_RESULTS="DIR..." merges shards' dirs)
-#   make mutate-sample        gate stage: 3 fixed mutants of HEAD must be
+#   make mutate-sample        gate stage: 4 fixed mutants of HEAD must be
 #                             killed and the unmutated source must survive,
 #                             on three packet case files (oracle
-#                             packets-sample), one boot, and a second
-#                             for the confirmations (each kill again)
+#                             packets-sample) and the flow cache between
+#                             changes (oracle cache), one boot, and a
+#                             second for the confirmations (each kill
+#                             again)
 #   make mutate-gate          the gate's score: every mutant the campaign
 #                             killed again through the gate's own oracles
 #                             (difftest against stock-next as

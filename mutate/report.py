@@ -16,11 +16,11 @@ import json
 import os
 import sys
 
-ORACLES = ['difftest', 'packets', 'selftests', 'corpus']
+ORACLES = ['difftest', 'packets', 'cache', 'selftests', 'corpus']
 # mutate.run --oracles gate: the gate's own oracles (difftest-gate: the
 # mutant against stock-next through difftest/compare.py's classes, as the
 # gate's make difftest-smoke DT_STOCK=stock-next judges)
-GATE_ORACLES = ['difftest-gate', 'packets', 'selftests', 'corpus']
+GATE_ORACLES = ['difftest-gate', 'packets', 'cache', 'selftests', 'corpus']
 OTHER_KILLERS = ['debug', 'insmod', 'rmmod', 'crash']
 
 

@@ -22,12 +22,13 @@ variables pattern-filled (DEBUG_CFLAGS) and run in its guest through the
 kmemleak scan; then the packet cases); a leak, a splat or a failing case
 there kills.
 
---sample: the gate stage.  Three fixed mutants of HEAD (picked by operator
+--sample: the gate stage.  Four fixed mutants of HEAD (picked by operator
 and text, not by id, so the pick survives edits elsewhere) and m0000 in
-build/mutate/sample/, one boot, the oracle packets-sample only (three of
-the packets-*.json files, mutate/inguest.py SAMPLE_FILES); each mutant must
-be killed and m0000 must survive the same files in the same run.  Ends
-with "N passed, N failed".
+build/mutate/sample/, one boot, the oracles packets-sample (three of the
+packets-*.json files, mutate/inguest.py SAMPLE_FILES) and cache (the flow
+cache between changes, stress/flow_cache.py); each mutant must be killed
+and m0000 must survive the same oracles in the same run.  Ends with "N
+passed, N failed".
 
 The program and the references its oracles judge by (difftest_ref(),
 baseline(), gate_difftest_ref()) are here; the building of the mutants
@@ -59,14 +60,19 @@ ORACLES = ','.join(report.ORACLES)     # the campaign's order, cheapest first
 GATE_PROFILE = 'gate'
 GATE_RESULTS = os.path.join(BUILD, 'mutate', 'gate', 'results')
 CAMPAIGN_RESULTS = os.path.join(BUILD, 'mutate', 'results')
-# (operator, text of the original line, text of the mutated line): each
-# must be killed by the oracle packets-sample (three packets-*.json files).
+# (operator, text of the original line, text of the mutated line[,
+# function]): each must be killed by the sample's oracles, packets-sample
+# (three packets-*.json files) and then cache (stress/flow_cache.py).
+# The last is the flow cache's: a delete that does not bump the cache's
+# generation (fl_insert() has the same line, hence the function).
 SAMPLE = [
     ('key-row', 'FL_KEY_MASKED(IPV4_DST, ipv4.dst, IPV4_ADDRS),',
      'FL_KEY_MASKED(IPV4_DST, ipv6.src, IPV4_ADDRS),'),
     ('stmt-del', 'fl_dissect(skb, masks, &skb_key);', ';'),
     ('mask-drop', 'memset(mask_member, 0xff, desc->len);', ';'),
+    ('stmt-del', 'fl_cache_changed(head);', ';', 'fl_filter_remove'),
 ]
+SAMPLE_ORACLES = 'packets-sample,cache'
 
 
 def plan(path, commit=None):
@@ -195,9 +201,10 @@ def sample():
     work = os.path.join(BUILD, 'mutate', 'sample')
     doc = plan(os.path.join(work, 'mutants.json'), 'HEAD')
     picks = []
-    for op, before, after in SAMPLE:
+    for op, before, after, *func in SAMPLE:
         hit = [m['id'] for m in doc['mutants'] if m['op'] == op and
-               m['before'].strip() == before and m['after'].strip() == after]
+               m['before'].strip() == before and m['after'].strip() == after
+               and (not func or m['func'] == func[0])]
         if len(hit) != 1:
             print('FAIL   sample mutant %s %r -> %r: %d matches' % (op, before, after, len(hit)))
             print('0 passed, 1 failed')
@@ -206,7 +213,7 @@ def sample():
     results = os.path.join(work, 'results')
     shutil.rmtree(results, ignore_errors=True)
     try:
-        got = run_ids(work, results, doc, [CONTROL] + picks, 'packets-sample',
+        got = run_ids(work, results, doc, [CONTROL] + picks, SAMPLE_ORACLES,
                       'sample')
     except ControlFailed as e:
         print('FAIL   %s' % e)

@@ -126,7 +126,8 @@ def main(argv=None):
                    help='kernel arguments for boots that run PART')
     p.add_argument('-e', dest='env', action='append', default=[])
     p.add_argument('parts', nargs='+',
-                   choices=('fuzz', 'churn', 'lifecycle', 'race', 'corpus'))
+                   choices=('fuzz', 'churn', 'lifecycle', 'race', 'cache',
+                            'corpus'))
     a = p.parse_args(argv)
     t0 = time.monotonic()
     runs = []

@@ -206,24 +206,29 @@ class TestRunIds(unittest.TestCase):
 
     def test_sample_wants_confirmed_kills(self):
         picks = []
-        for op, before, after in run.SAMPLE:
+        for op, before, after, *func in run.SAMPLE:
             picks.append({'id': 'm%04d' % (len(picks) + 1), 'op': op, 'line': 1,
-                          'before': before, 'after': after})
-        doc = {'commit': 'c' * 40, 'mutants': picks}
+                          'before': before, 'after': after,
+                          'func': (func or ['fl_x'])[0]})
+        # the same line in another function is not picked
+        twin = dict(picks[-1], id='m0009', func='fl_insert')
+        doc = {'commit': 'c' * 40, 'mutants': picks + [twin]}
         got = {'m0000': dict(passed('m0000', ['packets-sample']), control=True),
                'm0001': dict(failed('m0001', ['packets-sample'], 'packets-sample'),
                              confirmed=True),
                'm0002': dict(failed('m0002', ['packets-sample'], 'packets-sample'),
                              confirmed=True),
                'm0003': dict(failed('m0003', ['packets-sample'], 'packets-sample'),
-                             confirmed=False)}
+                             confirmed=False),
+               'm0004': dict(failed('m0004', ['packets-sample', 'cache'],
+                                    'cache'), confirmed=True)}
         with mock.patch.object(run, 'plan', return_value=doc), \
                 mock.patch.object(run, 'BUILD', self.tmp.name), \
                 mock.patch.object(run, 'run_ids', return_value=got), \
                 mock.patch('builtins.print') as pr:
             self.assertEqual(run.sample(), 1)
         lines = [c.args[0] for c in pr.call_args_list]
-        self.assertEqual(lines[-1], '3 passed, 1 failed')
+        self.assertEqual(lines[-1], '4 passed, 1 failed')
         self.assertTrue(lines[3].startswith('FAIL   m0003'))
         with mock.patch.object(run, 'plan', return_value=doc), \
                 mock.patch.object(run, 'BUILD', self.tmp.name), \
@@ -234,10 +239,22 @@ class TestRunIds(unittest.TestCase):
 
 
 class TestGateProfile(unittest.TestCase):
+    def test_summary_judge(self):
+        """The cache oracle's judge: a last line with nothing failed and
+        something passed, and exit 0."""
+        self.assertEqual(inguest.summary_ok(0, 'x\n5 passed, 0 failed\n'),
+                         (True, '5 passed'))
+        for rc, out in ((0, 'FAIL  step 3: got {}\n4 passed, 1 failed\n'),
+                        (0, '0 passed, 0 failed\n'), (1, '5 passed, 0 failed'),
+                        (0, 'Traceback\n')):
+            self.assertFalse(inguest.summary_ok(rc, out)[0], out)
+        self.assertIn('FAIL  step 3', inguest.summary_ok(
+            0, 'FAIL  step 3: got {}\n4 passed, 1 failed\n')[1])
+
     def test_oracle_list(self):
-        self.assertEqual(run.oracle_order('gate'), 'difftest-gate,packets,selftests,corpus')
-        self.assertEqual(report.GATE_ORACLES, ['difftest-gate', 'packets', 'selftests',
-                                               'corpus'])
+        self.assertEqual(run.oracle_order('gate'), 'difftest-gate,packets,cache,selftests,corpus')
+        self.assertEqual(report.GATE_ORACLES, ['difftest-gate', 'packets', 'cache',
+                                               'selftests', 'corpus'])
         self.assertEqual(run.oracle_order('packets'), 'packets')
         specs = inguest.oracles('/tmp/out', 'm0001')
         self.assertTrue(set(report.GATE_ORACLES) <= set(specs))
@@ -287,7 +304,7 @@ class TestGateProfile(unittest.TestCase):
             ref.assert_called_once_with('7')
             (work, results, doc, ids, order, tag), kw = ri.call_args
             self.assertEqual(ids, ['m0000', 'm0001', 'm0004'])
-            self.assertEqual(order, 'difftest-gate,packets,selftests,corpus')
+            self.assertEqual(order, 'difftest-gate,packets,cache,selftests,corpus')
             self.assertEqual(results, os.path.join(d, 'gate'))
             self.assertEqual(kw['exclude'], {'25cd': 'x'})
 
