@@ -69,6 +69,9 @@ RANGE_MISS_PORT = 65000   # above every range: each filter's check fails
 RANGE_MAX = (RANGE_MISS_PORT - RANGE_BASE) // RANGE_WIDTH
 # kinds whose points are not the rules-vs-cost lines of part 1
 GROUPED_KINDS = MASK_KINDS + (RANGE_KIND,)
+# --flow-cache both: flower-masks-1prio's cases again with ours' cache
+# off, named CASE + NOCACHE (M > 1 only: M = 1 never has a cache)
+NOCACHE = "-nocache"
 
 
 def ip(i):
@@ -205,6 +208,7 @@ def target(kind, n, case):
     """(src or None, dst, UDP dst port or None) of the packets, and the
     rule_hits() key of the rule that must count them.  dst is a (first,
     last) pair for a range."""
+    case = case[:-len(NOCACHE)] if case.endswith(NOCACHE) else case
     if kind in MASK_KINDS:      # the last mask's filter: "last", "newflow"
         dst = newflow_dsts(n) if case == "newflow" else ip(0)
         return MASK_SRC, dst, None, ((1, n) if kind == "flower-masks-1prio"
@@ -375,7 +379,20 @@ def classify_part(a, skipped):
                 MASK_KINDS else ("last",)
             if a.newflow and kind == "flower-masks-1prio" and n > 1:
                 cases += ("newflow",)
-            for case in cases * a.repeat:
+            if a.flow_cache == "both" and kind == "flower-masks-1prio" \
+                    and n > 1 and os.path.exists(FLOW_CACHE_PARAM):
+                cases = cases * a.repeat + (None,) + \
+                    tuple(c + NOCACHE for c in cases) * a.repeat
+            else:
+                cases = cases * a.repeat
+            for case in cases:
+                if case is None:    # the same filters, made with no cache
+                    set_flow_cache("off")
+                    fresh_dev(DEV)
+                    tc_batch(rules(kind, n, DEV))
+                    set_flow_cache("on")    # for instances made later
+                    time.sleep(a.settle)
+                    continue
                 points.append(measure(kind, n, case, a))
                 r = points[-1]
                 print("# %-12s %-5s n=%-6d %10.0f pps  %8.0f ns  x%.2f"
@@ -649,6 +666,8 @@ def meta(a):
                 masks=a.masks, mask_src=MASK_SRC, ranges=a.ranges,
                 flow_cache=(open(FLOW_CACHE_PARAM).read().strip()
                             if os.path.exists(FLOW_CACHE_PARAM) else None),
+                flow_cache_both=a.flow_cache == "both",
+                srcversion=module_file("srcversion"),
                 range_base=RANGE_BASE, range_width=RANGE_WIDTH,
                 range_miss_port=RANGE_MISS_PORT,
                 insert_counts=a.insert_counts, u32_table=U32_TABLE,
@@ -657,6 +676,23 @@ def meta(a):
                 if a.parallel else None,
                 pktgen="xmit_mode netif_receive, 60-byte UDP/IPv4, "
                        "count 0, delay 0, stopped after each run")
+
+
+def set_flow_cache(value):
+    """ours' bench-only module parameter: "on" or "off" for instances
+    changed after (stock has none: nothing to set)."""
+    if os.path.exists(FLOW_CACHE_PARAM):
+        with open(FLOW_CACHE_PARAM, "w") as f:
+            f.write("Y\n" if value == "on" else "N\n")
+
+
+def module_file(name):
+    """/sys/module/cls_flower/NAME (srcversion, version), or None."""
+    try:
+        with open("/sys/module/cls_flower/" + name) as f:
+            return f.read().strip()
+    except OSError:
+        return None
 
 
 def write_csv(path, rows):
@@ -703,9 +739,13 @@ def main():
     p.add_argument("--newflow", action="store_true",
                    help="flower-masks-1prio also with a new flow per packet "
                         "(case newflow: flow cache misses)")
-    p.add_argument("--flow-cache", choices=("on", "off"), default=None,
+    p.add_argument("--flow-cache", choices=("on", "off", "both"),
+                   default=None,
                    help="set ours' cls_flower flow_cache parameter first "
-                        "(cache on or off for instances made after)")
+                        "(cache on or off for instances made after); "
+                        "both: on, and flower-masks-1prio's cases at "
+                        "M > 1 measured again with the filters made with "
+                        "the cache off (cases CASE-nocache)")
     a = p.parse_args()
     if a.smoke:
         a.counts, a.insert_counts, a.runs, a.seconds = "1,10", "100", 1, 0.3
@@ -723,9 +763,11 @@ def main():
         sys.exit("classify.py: no %s (CONFIG_NET_PKTGEN); run it in the "
                  "guest: guest/run -- %s %s" % (PG, sys.executable,
                                                 " ".join(sys.argv)))
-    if a.flow_cache:
+    if a.flow_cache in ("on", "off"):
         with open(FLOW_CACHE_PARAM, "w") as f:
             f.write("Y\n" if a.flow_cache == "on" else "N\n")
+    elif a.flow_cache == "both":
+        set_flow_cache("on")
     os.makedirs(a.out, exist_ok=True)
     t0 = time.monotonic()
     res = dict(meta=meta(a))

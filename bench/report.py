@@ -32,6 +32,15 @@ ONE_MASK_MAX = 1.25         # flower, one mask: x matchall
 MASKS_1PRIO_M = 64          # M masks in one prio ...
 MASKS_1PRIO_MAX = 0.33      # ... ours / stock
 RANGE_MAX_VS_STOCK = 1.0    # range filters: ours / stock per packet
+# issue 33 (the flow cache and what is left after it): classify targets
+I33_ONE_MASK_MAX = 1.11     # flower, one mask: x matchall (u32's cost)
+I33_MASKS_MAX = {64: 1.4, 256: 1.5}   # M masks in one prio, one flow
+I33_NEWFLOW_M = 64          # every packet a new flow, M masks in one prio:
+I33_NEWFLOW_MAX = 1.10      # cost / the same module's cost without cache
+I33_RANGE_GROWTH_MAX = 2.0  # range filters: cost at N max / cost at N = 1
+# classify.py --flow-cache both: flower-masks-1prio's cases again, made
+# with ours' flow cache off, named CASE + NOCACHE
+NOCACHE = "-nocache"
 
 
 def load(d):
@@ -60,9 +69,13 @@ def plot(res, stock, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     runs = [("ours", res, "-")] + ([("stock", stock, "--")] if stock else [])
-    masks = [(name, r, kind) for name, r, _ in runs
+    masks = [(name, r, kind, case) for name, r, _ in runs
              for kind in (MASK_KINDS[::-1] if name == "stock" else MASK_KINDS)
-             if series(r, kind, "last")[0]]
+             for case in ("last", "newflow", "last" + NOCACHE,
+                          "newflow" + NOCACHE)
+             if (case == "last" or name == "ours") and
+             any(p["case"] == case for p in r["points"]
+                 if p["classifier"] == kind) and series(r, kind, case)[0]]
     fig, axes = plt.subplots(1, 3 if masks else 2,
                              figsize=(19 if masks else 13, 5.2))
     npi = res["meta"].get("ns_per_insn")
@@ -101,16 +114,16 @@ def plot(res, stock, path):
     axes[0].legend(fontsize=7)
     if masks:
         ax = axes[2]
-        for j, (name, r, kind) in enumerate(masks):
-            xs, pts = series(r, kind, "last")
+        for j, (name, r, kind, case) in enumerate(masks):
+            xs, pts = series(r, kind, case)
             ax.plot(xs, [p["ratio"] for p in pts],
                     "-" if name == "ours" else "--", marker="os^v"[j % 4],
-                    color="C%d" % (3 + j), label="%s [%s]" % (LABEL[kind],
-                                                             name))
+                    color="C%d" % (3 + j), label="%s [%s]%s" % (
+                        LABEL[kind], name, MASK_CASE_LABEL.get(case, "")))
         ax.axhline(1, color="k", ls=":", label=LABEL["matchall"])
         ax.set_xscale("log", base=2)
-        ms = sorted({x for name, r, kind in masks
-                     for x in series(r, kind, "last")[0]})
+        ms = sorted({x for name, r, kind, case in masks
+                     for x in series(r, kind, case)[0]})
         ax.set_xticks(ms)
         ax.set_xticklabels([str(x) for x in ms])
         ax.set_yscale("log")
@@ -127,6 +140,12 @@ def plot(res, stock, path):
                                     m["seconds"]), fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+
+
+MASK_CASE_LABEL = {"newflow": ", a new flow per packet",
+                   "last" + NOCACHE: ", flow cache off",
+                   "newflow" + NOCACHE: ", a new flow per packet, flow "
+                                        "cache off"}
 
 
 def classify_table(res):
@@ -228,6 +247,11 @@ def mask_runs(res, stock):
             d = {p["rules"]: p for p in series(r, kind, "last")[1]}
             if d:
                 by[(name, kind)] = d
+        # the walk without ours' flow cache (M = 1: no cache either way)
+        d = {p["rules"]: p for p in series(r, "flower-masks-1prio",
+                                           "last" + NOCACHE)[1]}
+        if len(d) > 1:
+            by[(name, "flower-masks-1prio" + NOCACHE)] = d
     return runs, by
 
 
@@ -263,13 +287,16 @@ def slope_table(res, stock):
     unit = "insns" if res["meta"].get("ns_per_insn") else "ns"
     short = {"flower-masks": "one prio per mask (`flower-masks`)",
              "flower-masks-1prio": "all M in one prio "
-                                   "(`flower-masks-1prio`)"}
+                                   "(`flower-masks-1prio`)",
+             "flower-masks-1prio" + NOCACHE:
+                 "all M in one prio, flow cache off (`last%s`)" % NOCACHE}
     out = ["| kernel | layout | %s per extra mask, least squares over M "
            "| %s per extra mask, end points | matchall-drop units per "
            "extra mask (least squares) | M |" % (unit, unit),
            "|---|---|---:|---:|---:|---|"]
     for name in [n for n, _ in runs]:
-        for kind in ("flower-masks-1prio", "flower-masks"):
+        for kind in ("flower-masks-1prio", "flower-masks-1prio" + NOCACHE,
+                     "flower-masks"):
             d = by.get((name, kind))
             if not d or len(d) < 2:
                 continue
@@ -312,6 +339,7 @@ def range_points(r):
 
 RANGE_CASE = {"last": "in the last-inserted range",
               "miss": "in no range (prio 2's matchall drops it)"}
+RANGE_CASES = ("last", "miss")
 
 
 def range_table(res, stock):
@@ -422,6 +450,164 @@ def issue_numbers(res, stock):
     return out
 
 
+def point(r, kind, case, n):
+    """The point of kind, case and count n in run r, or None."""
+    if not r:
+        return None
+    return next((p for p in r["points"] if p["classifier"] == kind and
+                 p["case"] == case and p["rules"] == n), None)
+
+
+def i33_cell(r, p):
+    """x matchall (guest insns or ns per packet) of point p, or ""."""
+    return "%.2fx (%.0f)" % (p["ratio"], insns(r, p)) if p else ""
+
+
+def i33_verdict(value, limit):
+    if value is None:
+        return "-"
+    return "holds" if value <= limit else "**does NOT hold**"
+
+
+def issue33_rows(res, stock):
+    """Issue 33's classify numbers: [(number, ours, stock, target, ours'
+    verdict, stock's verdict)], each measured value as x matchall (cost
+    per packet)."""
+    rows = []
+    kinds = [("ours" if stock else res["meta"]["variant"], res)] + \
+        ([("stock", stock)] if stock else [])
+    # one mask: flower, one instance, 1 rule
+    o, t = point(res, "flower", "last", 1), point(stock, "flower", "last", 1)
+    if o or t:
+        rows.append(("one mask (flower, one instance, 1 rule)",
+                     i33_cell(res, o), i33_cell(stock, t),
+                     "<= %.2fx matchall" % I33_ONE_MASK_MAX,
+                     i33_verdict(o and o["ratio"], I33_ONE_MASK_MAX),
+                     i33_verdict(t and t["ratio"], I33_ONE_MASK_MAX)))
+    # M masks in one prio, one flow repeated
+    ms = sorted({p["rules"] for _, r in kinds for p in r["points"]
+                 if p["classifier"] == "flower-masks-1prio" and
+                 p["case"] == "last"})
+    for m in ms:
+        o = point(res, "flower-masks-1prio", "last", m)
+        t = point(stock, "flower-masks-1prio", "last", m)
+        lim = I33_MASKS_MAX.get(m)
+        rows.append(("M = %d masks in one prio, one flow repeated" % m,
+                     i33_cell(res, o), i33_cell(stock, t),
+                     "<= %.1fx matchall" % lim if lim else "-",
+                     i33_verdict(o and o["ratio"], lim) if lim else "-",
+                     i33_verdict(t and t["ratio"], lim) if lim else "-"))
+    # every packet a new flow: cost with the cache / cost without it
+    m = I33_NEWFLOW_M
+    on = point(res, "flower-masks-1prio", "newflow", m)
+    off = point(res, "flower-masks-1prio", "newflow" + NOCACHE, m)
+    t = point(stock, "flower-masks-1prio", "newflow", m)
+    if on or t:
+        r = insns(res, on) / insns(res, off) if on and off else None
+        rows.append((
+            "M = %d masks in one prio, every packet a new flow: cost with "
+            "the flow cache / cost without it (same module, "
+            "`flow_cache=N`)" % m,
+            ("%.3fx (%.0f / %.0f)" % (r, insns(res, on), insns(res, off))
+             if r else "cache off not measured (`--flow-cache both`)")
+            if on else "",
+            "no flow cache (new flows %s)" % i33_cell(stock, t) if t else "",
+            "<= %.2fx" % I33_NEWFLOW_MAX,
+            i33_verdict(r, I33_NEWFLOW_MAX), "-"))
+    # range filters
+    for case in RANGE_CASES:
+        ns = sorted({p["rules"] for _, r in kinds for p in r["points"]
+                     if p["classifier"] == RANGE_KIND and
+                     p["case"] == case})
+        for n in ns:
+            rows.append(("N = %d range filters, packet's port %s" % (
+                n, RANGE_CASE[case]),
+                i33_cell(res, point(res, RANGE_KIND, case, n)),
+                i33_cell(stock, point(stock, RANGE_KIND, case, n)),
+                "-", "-", "-"))
+        if len(ns) > 1 and ns[0] == 1:
+            g = []
+            for r in (res, stock):
+                a, b = point(r, RANGE_KIND, case, 1), \
+                    point(r, RANGE_KIND, case, ns[-1])
+                g.append(insns(r, b) / insns(r, a) if a and b else None)
+            rows.append((
+                "range filters, port %s: cost at N = %d / cost at N = 1"
+                % (RANGE_CASE[case], ns[-1]),
+                "%.2fx" % g[0] if g[0] else "",
+                "%.2fx" % g[1] if g[1] else "",
+                "<= %.1fx" % I33_RANGE_GROWTH_MAX,
+                i33_verdict(g[0], I33_RANGE_GROWTH_MAX),
+                i33_verdict(g[1], I33_RANGE_GROWTH_MAX)))
+    return rows
+
+
+def flow_cache_table(res, stock):
+    """M masks in one prio with ours' flow cache on and off, one flow and
+    a new flow per packet, and stock ([] without a newflow point)."""
+    kind = "flower-masks-1prio"
+    cols = [("ours, cache on: one flow", res, "last"),
+            ("ours, cache on: a new flow per packet", res, "newflow"),
+            ("ours, cache off: one flow", res, "last" + NOCACHE),
+            ("ours, cache off: a new flow per packet", res,
+             "newflow" + NOCACHE)]
+    if stock:
+        cols += [("stock: one flow", stock, "last"),
+                 ("stock: a new flow per packet", stock, "newflow")]
+    if not any(point(r, kind, c, p["rules"]) for _, r, c in cols
+               for p in r["points"] if c != "last"):
+        return []
+    ms = sorted({p["rules"] for _, r, _ in cols for p in r["points"]
+                 if p["classifier"] == kind})
+    out = ["| masks M | " + " | ".join(h for h, _, _ in cols) + " |",
+           "|---:|" + "---:|" * len(cols)]
+    for m in ms:
+        out.append("| %d | %s |" % (m, " | ".join(
+            i33_cell(r, point(r, kind, c, m)) or ("-" if m == 1 else "")
+            for _, r, c in cols)))
+    return out
+
+
+def issue33_section(res, stock):
+    """Issue 33's classify numbers ([] when the run has none of them)."""
+    rows = issue33_rows(res, stock)
+    if not rows:
+        return []
+    unit = "guest instructions" if res["meta"].get("ns_per_insn") else \
+        "wall-clock ns"
+    name = "ours" if stock else res["meta"]["variant"]
+    out = ["", "## Issue 33's classify numbers", "",
+           "Ours has a per-CPU flow cache in front of the mask walk of a "
+           "prio with 4 masks or more (`cls_flower.c`'s top comment; "
+           "module parameter `flow_cache`, on by default, for the bench "
+           "only): one flow repeated is a cache hit after its first "
+           "packet. Each value is the cost per packet x the matchall-drop "
+           "cost of the same run, with %s per packet in brackets; the new-"
+           "flow row divides ours' cost with the cache by the cost of the "
+           "same filters made with `flow_cache=N`, measured in the same "
+           "run. The verdicts are each kernel's against issue 33's "
+           "target." % unit, "",
+           "| number | %s | %s | target | %s | %s |" % (
+               name, "stock" if stock else "stock (no run)", name,
+               "stock"),
+           "|---|---:|---:|---|---|---|"]
+    out += ["| %s | %s | %s | %s | %s | %s |" % row for row in rows]
+    ft = flow_cache_table(res, stock)
+    if ft:
+        out += ["", "### M masks in one prio, with and without the flow "
+                "cache", "",
+                "The same M filters in prio 1 (the matching one last, "
+                "as above); one flow: every packet 10.255.0.1 to "
+                "10.0.0.1; a new flow per packet: the destination steps "
+                "through 10.0.0.0/8 under the last mask's prefix (all "
+                "the last filter's; at M = 8 the prefix holds 128 "
+                "addresses, so some packets hit). Cache off: the filters "
+                "made again with `flow_cache=N`, in the same run. M = 1 "
+                "never has a cache. x matchall (%s per packet)." % unit,
+                ""] + ft
+    return out
+
+
 def verdicts(res):
     c = res["criteria"]
     out = []
@@ -479,24 +665,40 @@ def same_kernel(res, stock):
             "not the absolute numbers." % (a, b))
 
 
-def run_description(res):
+def measured(m):
+    """" of commit C (cls_flower srcversion S)", as much as meta m has."""
+    out = " of commit %s" % m["commit"] if m.get("commit") else ""
+    if m.get("srcversion"):
+        out += " (cls_flower srcversion %s)" % m["srcversion"]
+    return out
+
+
+def run_description(res, stock=None):
     """The title, how the run was made and the classify section's head."""
     m = res["meta"]
     title = "# Classifier benchmark: %s kernel %s" % (m["variant"],
                                                       m["kernel"])
+    sm = stock["meta"] if stock else None
     return [title, "",
             "Run %s%s, %s guest, %d vCPU, %s, median of %d (test, "
             "matchall) run pairs of %g s per point; the script took %.0f s "
             "of guest time. See bench/README.md for the method." % (
-                m["date"], " of commit %s" % m["commit"]
-                if m.get("commit") else "", m["accel"].upper(), m["cpus"],
+                m["date"], measured(m), m["accel"].upper(), m["cpus"],
                 ("time base QEMU -icount: %d ns of guest time per guest "
                  "instruction, so rates count instructions, independent of "
                  "host load" % m["ns_per_insn"]) if m.get("ns_per_insn")
                 else "host wall clock (clocksource %s): noisy"
                 % m.get("clocksource", "?"),
-                m["runs"], m["seconds"], m.get("elapsed_s", 0)), "",
-            "## Classify cost relative to matchall drop", "",
+                m["runs"], m["seconds"], m.get("elapsed_s", 0)), ""] + \
+        (["Stock run %s%s, the same way; %.0f s of guest time." % (
+            sm["date"], measured(sm), sm.get("elapsed_s", 0)), ""]
+         if sm else []) + \
+        (["Ours' flow cache: `flow_cache` was %s%s." % (
+            m["flow_cache"], "; `--flow-cache both`: flower-masks-1prio "
+            "measured again with the filters made with it off (cases "
+            "`*%s`)" % NOCACHE if m.get("flow_cache_both") else ""), ""]
+         if m.get("flow_cache") else []) + \
+        ["## Classify cost relative to matchall drop", "",
             "Cost per packet divided by the cost of a single matchall drop "
             "rule measured in the same run, right after each measurement "
             "(1.00 = as cheap as matchall). Columns: number of rules.", ""]
@@ -560,7 +762,18 @@ def masks_section(res, stock):
                "ns (wall clock)",
                "; the last column divides ours (one prio per mask) "
                "by stock (all M in one prio)"
-               if stock else ""), ""] + mt
+               if stock and series(res, "flower-masks", "last")[0] and
+               series(stock, "flower-masks-1prio", "last")[0] else ""),
+           ""] + mt
+    if m.get("flow_cache") == "Y" and any(
+            p["classifier"] in MASK_KINDS and p["case"] == "last" and
+            p["rules"] >= 4 for p in res["points"]):
+        out += ["", "Ours' flow cache was on (`flow_cache=Y`): ours' "
+                "points of M masks in one prio at M >= 4 are cache hits "
+                "(one flow repeated), not walks. The walk's cost (the "
+                "same filters made with the cache off) is in \"Issue "
+                "33's classify numbers\" below, when the run measured "
+                "it (`--flow-cache both`)."]
     out += one_prio_section(res, stock)
     out += slope_section(res, stock)
     return out + [""] + masks_notes(res, stock)
@@ -608,8 +821,11 @@ def stock_section(res, stock):
     """The stock run's classify ratios beside ours, and its verdicts."""
     sm = stock["meta"]
     return (["", "## Stock cls_flower (same method, `--variant stock`, "
-             "kernel %s%s)" % (sm["kernel"], ", commit %s" % sm["commit"]
-                               if sm.get("commit") else ""),
+             "kernel %s%s%s)" % (sm["kernel"], ", commit %s" % sm["commit"]
+                                 if sm.get("commit") else "",
+                                 ", cls_flower srcversion %s"
+                                 % sm["srcversion"]
+                                 if sm.get("srcversion") else ""),
              "", same_kernel(res, stock), ""] + stock_table(res, stock) +
             ["", "Stock acceptance:", ""] + verdicts(stock))
 
@@ -635,12 +851,13 @@ def checks_line(res):
 
 
 def table(res, stock):
-    out = run_description(res)
+    out = run_description(res, stock)
     out += classify_table(res)
     out += ["", "## Acceptance", ""] + verdicts(res)
     out += masks_section(res, stock)
     out += ranges_section(res, stock)
     out += issue_section(res, stock)
+    out += issue33_section(res, stock)
     if stock:
         out += stock_section(res, stock)
     out += control_section(res, stock)
