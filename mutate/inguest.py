@@ -185,7 +185,7 @@ def oracles(out_dir, mid, exclude=()):
                           compare_ok, 600),
         # the flow cache between changes (stress-smoke's cache part,
         # fewer steps): a bump left out, an entry kept past its filter
-        'cache': ([[PY, '-m', 'stress.flow_cache', '--steps', '60']],
+        'cache': ([[PY, '-m', 'stress.flow_cache', '--steps', '40']],
                   summary_ok, 300),
         'selftests': ([['bash', 'selftests/in-guest', FWD, 'tc_flower.sh']],
                       selftests_ok, 900),

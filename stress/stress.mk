@@ -46,7 +46,7 @@ SMOKE_FUZZ_COUNT    ?= 600
 SMOKE_CHURN_CYCLES  ?= 600
 SMOKE_FILTERS       ?= 10000
 SMOKE_SPACE_RUNS    ?= 10
-SMOKE_CACHE_STEPS   ?= 200
+SMOKE_CACHE_STEPS   ?= 60
 SMOKE_TIMEOUT       ?= 900
 
 DSMOKE_SEED         ?= $(SMOKE_SEED)
@@ -54,7 +54,7 @@ DSMOKE_FUZZ_COUNT   ?= 400
 DSMOKE_CHURN_CYCLES ?= 300
 DSMOKE_FILTERS      ?= 2000
 DSMOKE_SPACE_RUNS   ?= 10
-DSMOKE_CACHE_STEPS  ?= 100
+DSMOKE_CACHE_STEPS  ?= 20
 DSMOKE_TIMEOUT      ?= 1200
 
 # suite.sh's environment from the PREFIX_* variables above
@@ -109,7 +109,7 @@ stress-debug-smoke:
 # Unlocked requests racing on one instance (stress/parallel.py): the debug
 # kernel (lockdep, KASAN, PROVE_RCU) on two vCPUs, so the races are real
 PAR_TIMEOUT         ?= 1800
-PAR_ARGS            ?= --filters 2000 --ops 200 --cache-steps 40
+PAR_ARGS            ?= --filters 2000 --ops 200 --cache-steps 6
 stress-parallel:
 	@$(MAKE) --no-print-directory -C $(STRESS_REPO) kernel VARIANT=debug
 	@$(MAKE) --no-print-directory -C $(STRESS_REPO) initramfs
