@@ -67,10 +67,10 @@ def tc(*args):
 
 
 def add(handle, keys, prio=1, replace=False):
-    """A filter whose action is the gact of index @handle (made first)"""
+    """A filter whose action is the gact of index(@handle) (made first)"""
     tc("filter", "replace" if replace else "add", "dev", DEV, "ingress",
        "protocol", "ip", "prio", str(prio), "handle", str(handle), "flower",
-       *keys.split(), "action", "gact", "index", str(handle))
+       *keys.split(), "action", "gact", "index", str(index(handle)))
 
 
 def delete(handle, prio=1):
@@ -78,23 +78,39 @@ def delete(handle, prio=1):
        str(prio), "handle", str(handle), "flower")
 
 
+# gact indexes of our own, far from those other parts of a stress run
+# get from the kernel (1, 2, ...) or leave behind
+INDEX_BASE = 3000000
 # The gact index of prio 2's matchall, which counts what prio 1 missed
-MISS = 1000
+MISS = INDEX_BASE + 1000
+
+
+def index(handle):
+    return INDEX_BASE + handle
+
+
+def our_indexes():
+    return [index(h) for h, _ in STATIC + MATCHING] + [index(99), MISS]
 
 
 def hits():
-    """{index: packets} of every gact, deleted filters' included"""
+    """{index: packets} of our gacts, deleted filters' included"""
     out = sh("tc", "-s", "-j", "actions", "list", "action", "gact")
+    ours = set(our_indexes())
     got = {}
     for tab in json.loads(out or "[]"):
         for a in tab.get("actions", []):
-            got[a["index"]] = a["stats"]["packets"]
+            if a["index"] in ours:
+                got[a["index"]] = a["stats"]["packets"]
     return got
 
 
 def make_actions():
-    for index in [h for h, _ in STATIC + MATCHING] + [99, MISS]:
-        tc("actions", "add", "action", "drop", "index", str(index))
+    for i in our_indexes():
+        # one a run that died left behind would keep its counts
+        subprocess.run(["tc", "actions", "del", "action", "gact", "index",
+                        str(i)], stderr=subprocess.DEVNULL)
+        tc("actions", "add", "action", "drop", "index", str(i))
 
 
 def frame():
@@ -278,9 +294,9 @@ def in_bursts(steps, seed, count):
 
 def cleanup():
     subprocess.run(["ip", "link", "del", DEV])
-    for index in [h for h, _ in STATIC + MATCHING] + [99, MISS]:
+    for i in our_indexes():
         subprocess.run(["tc", "actions", "del", "action", "gact", "index",
-                        str(index)], stderr=subprocess.DEVNULL)
+                        str(i)], stderr=subprocess.DEVNULL)
 
 
 def main():
@@ -320,7 +336,7 @@ def want_of(present, gone=None):
     but not its match (gone)."""
     for m in present:
         if m is not gone:
-            return m[0]
+            return index(m[0])
     return MISS
 
 
