@@ -47,6 +47,7 @@ import time
 
 PG = "/proc/net/pktgen"
 FLOW_CACHE_PARAM = "/sys/module/cls_flower/parameters/flow_cache"
+RANGE_INDEX_PARAM = "/sys/module/cls_flower/parameters/range_index"
 DEV, BASE_DEV, CTL_DEV = "bench0", "benchb", "benchc"
 U32_TABLE = 2000          # rules per u32 hash table (auto handles: <= 2048)
 FIRST_IP = int(ipaddress.IPv4Address("10.0.0.1"))
@@ -667,6 +668,8 @@ def meta(a):
                 flow_cache=(open(FLOW_CACHE_PARAM).read().strip()
                             if os.path.exists(FLOW_CACHE_PARAM) else None),
                 flow_cache_both=a.flow_cache == "both",
+                range_index=(open(RANGE_INDEX_PARAM).read().strip()
+                             if os.path.exists(RANGE_INDEX_PARAM) else None),
                 srcversion=module_file("srcversion"),
                 range_base=RANGE_BASE, range_width=RANGE_WIDTH,
                 range_miss_port=RANGE_MISS_PORT,
@@ -746,6 +749,9 @@ def main():
                         "both: on, and flower-masks-1prio's cases at "
                         "M > 1 measured again with the filters made with "
                         "the cache off (cases CASE-nocache)")
+    p.add_argument("--range-index", choices=("on", "off"), default=None,
+                   help="set ours' cls_flower range_index parameter first "
+                        "(off: masks made after it walk their ranges)")
     a = p.parse_args()
     if a.smoke:
         a.counts, a.insert_counts, a.runs, a.seconds = "1,10", "100", 1, 0.3
@@ -768,6 +774,9 @@ def main():
             f.write("Y\n" if a.flow_cache == "on" else "N\n")
     elif a.flow_cache == "both":
         set_flow_cache("on")
+    if a.range_index and os.path.exists(RANGE_INDEX_PARAM):
+        with open(RANGE_INDEX_PARAM, "w") as f:
+            f.write("Y\n" if a.range_index == "on" else "N\n")
     os.makedirs(a.out, exist_ok=True)
     t0 = time.monotonic()
     res = dict(meta=meta(a))

@@ -785,22 +785,33 @@ def ranges_section(res, stock):
     if not rt:
         return []
     m = res["meta"]
+    walk = ("filter by filter in the order the filters came, each "
+            "filter whose range holds the packet's port tried with a "
+            "hash lookup")
+    # ours' range_index parameter (Y, N; None: stock, or a module from
+    # before it)
+    if m.get("range_index") == "Y":
+        how = ("Ours looks the port up in an index of the mask's ranges "
+               "(`range_index` Y: a binary search, then one hash lookup "
+               "per range that holds the port); a mask without the "
+               "index, and stock's, is walked %s." % walk)
+    else:
+        how = ("A mask with ranges is walked %s, on both kernels%s." % (
+            walk, " (ours' `range_index` N)"
+            if m.get("range_index") == "N" else ""))
     return ["", "## Port ranges", "",
             "N filters `ip_proto udp dst_port LO-HI` in prio 1 "
             "(N = %s; handles 1..N, disjoint ranges of %s ports from "
-            "%s up, so one mask), and a matchall drop at prio 2. A "
-            "mask with ranges is walked filter by filter in the "
-            "order the filters came, on both kernels; each filter "
-            "whose range holds the packet's port is tried with a "
-            "hash lookup. The packet's UDP destination port is in "
-            "the last-inserted range (the whole walk, then one "
-            "lookup that hits) or in none (port %s: the whole walk, "
-            "no lookup, then prio 2's matchall). pktgen sends UDP "
-            "only; tcp ports are dissected the same way. %s per "
-            "packet and x matchall-drop cost in the same run%s." % (
+            "%s up, so one mask), and a matchall drop at prio 2. %s "
+            "The packet's UDP destination port is in "
+            "the last-inserted range (for a walk: the whole walk, "
+            "then one lookup that hits) or in none (port %s: the "
+            "whole walk, no lookup, then prio 2's matchall). pktgen "
+            "sends UDP only; tcp ports are dissected the same way. %s "
+            "per packet and x matchall-drop cost in the same run%s." % (
                 ", ".join(str(x) for x in m.get("ranges", [])),
                 m.get("range_width", "?"), m.get("range_base", "?"),
-                m.get("range_miss_port", "?"),
+                how, m.get("range_miss_port", "?"),
                 "Guest instructions" if m.get("ns_per_insn") else
                 "Wall-clock ns",
                 "; ours / stock below 1: ours is cheaper"

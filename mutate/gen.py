@@ -41,7 +41,7 @@ STMT_FUNCS = re.compile(
     r'walk|dump\w*|mask_put|masks_publish|masks_create|masks_init_dissector|'
     r'handle_assign|set_masked_key|filter_create|set_key\w*|mask_update_range|'
     r'hashfn|cmpfn|destroy|get|terse_dump|'
-    r'lookup|cache_\w+|insert|filter_remove)$')
+    r'lookup\w*|cache_\w+|range_\w+|insert|filter_remove)$')
 DECL = re.compile(
     r'^(const |struct |unsigned |signed |static |enum )?'
     r'(u8|u16|u32|u64|int|bool|long|char|void|__be16|__be32|size_t|\w+_t|'

@@ -15,6 +15,10 @@ WORKERS `tc -b` processes at once on a dummy device's clsact ingress:
   empty    workers add and delete the only filters of a prio over and
            over, so the instance is emptied and created again under
            their feet (cls_api's delete_empty and -EAGAIN replay paths).
+  ranges   workers add, replace (another range) and delete port range
+           filters of one mask, more than a change indexes at once, so
+           that the index's work builds beside them; one dumps; then
+           the prio is deleted with the work still queued.  As churn.
   cache    (--cache-steps N) the flow cache with a sender on every CPU
            while filters change: stress.flow_cache's senders mode, one
            check for all its steps.
@@ -130,6 +134,50 @@ def phase_churn(a, tmp, rnd):
     return ok
 
 
+RANGE_SPAN = 200     # handles: past the 64 filters a change indexes at once
+
+
+def range_flt(handle, width, verb='add'):
+    """Filter `handle` of pref 3: dst_port range of its own, `width`+1
+    ports, so that ranges of neighbouring handles may overlap."""
+    lo = 1000 + 10 * handle
+    return ('filter %s dev %s ingress pref 3 handle %d protocol ip flower '
+            'ip_proto udp dst_port %d-%d action drop'
+            % (verb, DEV, handle, lo, lo + width))
+
+
+def phase_ranges(a, tmp, rnd):
+    work = [[range_flt(h, 5) for h in range(1, RANGE_SPAN + 1)]]
+    for w in range(a.workers):
+        lines = []
+        for _ in range(a.ops):
+            h = rnd.randrange(1, RANGE_SPAN + 1)
+            op = rnd.choice(('add', 'replace', 'delete'))
+            if op == 'delete':
+                lines.append('filter del dev %s ingress pref 3 handle %d '
+                             'protocol ip flower' % (DEV, h))
+            else:
+                lines.append(range_flt(h, rnd.choice((5, 9, 25)), op))
+        work.append(lines)
+    work.append(['filter show dev %s ingress pref 3' % DEV] * (a.ops // 4))
+    res = batches(work, tmp)
+    got = handles(3)
+    agree = all(sh('tc filter get dev %s ingress pref 3 handle %d protocol '
+                   'ip flower' % (DEV, h), check=False).returncode == 0
+                for h in got)
+    # at once: the instance goes while its index's work may be queued
+    sh('tc filter del dev %s ingress pref 3' % DEV, check=False)
+    left = handles(3)
+    ok = agree and len(set(got)) == len(got) and not left and \
+        all(0 < h <= RANGE_SPAN for h in got)
+    print('%s: ranges: %d workers x %d ops on %d range filters, one '
+          'dumper; %d filters at the end, every one gettable: %s; after '
+          'deleting the prio: %d left; tc exit codes %s'
+          % ('ok' if ok else 'FAIL', a.workers, a.ops, RANGE_SPAN, len(got),
+             agree, len(left), sorted(set(rc for rc, _ in res))))
+    return ok
+
+
 def phase_empty(a, tmp):
     work = []
     for w in range(a.workers):
@@ -187,7 +235,7 @@ def main():
        'tc qdisc add dev %s clsact' % (DEV, DEV, DEV))
     with tempfile.TemporaryDirectory() as tmp:
         results = [phase_insert(a, tmp), phase_churn(a, tmp, rnd),
-                   phase_empty(a, tmp)]
+                   phase_empty(a, tmp), phase_ranges(a, tmp, rnd)]
     sh('ip link del %s' % DEV)
     if a.cache_steps:
         results.append(phase_cache(a, seed))

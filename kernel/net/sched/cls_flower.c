@@ -17,8 +17,9 @@
  * packet is dissected once per instance, not once per mask, with the
  * union of the masks' keys, and each mask then costs one masked hash and
  * one lookup.  A single mask is the fast path.  A port range does not
- * fit a hash: a mask with ranges is looked up once per filter whose range
- * holds the packet's port, in the order the filters came.
+ * fit a hash: a mask with ranges is looked up once per distinct range
+ * that holds the packet's port, in the order the filters came, and an
+ * index finds those ranges without a walk (see "Port range index").
  *
  * Locking: the control operations do not need RTNL
  * (TCF_PROTO_OPS_DOIT_UNLOCKED), so requests on one instance run in
@@ -124,6 +125,40 @@
  *    lookup costs, whatever the number of masks, against at least
  *    FL_CACHE_MIN_MASKS lookups that a hit saves.  The hash is seeded
  *    per cache: a flood of colliding keys costs misses, nothing more.
+ *
+ * Port range index: a mask with one ranged port (dst or src, not both)
+ * gets, from a work item (head->range_work), an index of its filters'
+ * distinct ranges (struct fl_range_index): the segments into which their
+ * bounds cut 0..65535, and per segment the ranges that hold it, in the
+ * order of the first filter of each range on mask->range_filters, which
+ * is the order the walk tries them.  Classify binary-searches the port's
+ * segment and looks the mask's table up once per range there, in that
+ * order: the first filter found is the one the walk would find, in
+ * O(log ranges) plus one lookup per range holding the port.
+ *
+ *  - After a change to a mask's ranges (a filter in or out of
+ *    range_filters), under head->lock, a mask of at most
+ *    FL_RANGE_SYNC_MAX filters gets a new index at once (a build of
+ *    that many costs some microseconds).  A larger one loses its index
+ *    and the work builds a new one under head->lock
+ *    FL_RANGE_INDEX_DELAY later, or FL_RANGE_BUILD_SHARE times as long
+ *    as its last build took if that is later: a batch of requests pays
+ *    for a few builds, not one per request, and waits on them for at
+ *    most about 1/FL_RANGE_BUILD_SHARE of its time (a build is a sort
+ *    of the ranges).  Until then classify walks.
+ *    The table stays the only judge of which filters exist: an index
+ *    names ranges, never filters, so a classify that holds the index of
+ *    before the change finds a filter the walk of that moment would, or
+ *    one of a range that has just lost its first filter, never a filter
+ *    that has left its table.
+ *  - An index is immutable once published (rcu_assign_pointer()), freed
+ *    with kvfree_rcu(), and with the mask.  fl_destroy() cancels the
+ *    work and waits for it before the instance goes.
+ *  - Bounds: a mask whose port lies in more than FL_RANGE_DEPTH nested
+ *    ranges, or with both ports ranged, has no index and walks; so a
+ *    packet costs at most FL_RANGE_DEPTH lookups with an index.  Memory:
+ *    at most 2 * ranges + 1 segments of 6 bytes and FL_RANGE_DEPTH
+ *    entries of 4 bytes each.
  */
 
 #include <linux/kernel.h>
@@ -140,6 +175,7 @@
 #include <linux/hash.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
+#include <linux/sort.h>
 
 #include <linux/if_ether.h>
 #include <linux/if_vlan.h>
@@ -224,6 +260,8 @@ struct fl_flow_mask {
 	 */
 	struct list_head range_filters;
 	bool ranges;
+	bool range_stale;		/* index to build; head->lock */
+	struct fl_range_index __rcu *rindex;	/* NULL: walk */
 	unsigned int filters;		/* in ht; under head->lock */
 	refcount_t refs;		/* the instance's, one per filter */
 	struct rcu_work rwork;
@@ -275,6 +313,29 @@ struct fl_cache {
 	struct rcu_head rcu;
 };
 
+/* The port range index, see the top.  cover[first[i]] to
+ * cover[first[i + 1] - 1] are the ranges that hold the ports from
+ * start[i] to start[i + 1] - 1, in the walk's order.
+ */
+#define FL_RANGE_DEPTH		16
+#define FL_RANGE_SYNC_MAX	64
+#define FL_RANGE_INDEX_DELAY	(HZ / 10)
+#define FL_RANGE_BUILD_SHARE	64
+
+struct fl_range_cover {
+	__be16 min;
+	__be16 max;
+};
+
+struct fl_range_index {
+	struct rcu_head rcu;
+	bool dst;			/* ranged: the dst port, else src */
+	unsigned int segs;
+	u32 *first;			/* segs + 1 */
+	u16 *start;			/* segs, ascending, start[0] == 0 */
+	struct fl_range_cover cover[];
+};
+
 /* A key seen through a mask: what the filter tables hash (fl_hashfn()) */
 struct fl_lookup_key {
 	const struct fl_flow_key *key;
@@ -290,6 +351,8 @@ struct cls_fl_head {
 	unsigned int key_users[32];
 	struct idr handle_idr;		/* handle -> filter */
 	struct list_head hw_filters;	/* offered to drivers; tp->lock */
+	struct delayed_work range_work;	/* builds range indexes */
+	u64 range_build_ns;		/* the work's last; head->lock */
 	struct rcu_work rwork;
 };
 
@@ -896,6 +959,53 @@ static bool fl_port_in_range(__be16 port, __be16 min, __be16 max)
 	return ntohs(port) >= ntohs(min) && ntohs(port) <= ntohs(max);
 }
 
+/* The index's segment of @port: the last whose start is not above it */
+static unsigned int fl_range_segment(const struct fl_range_index *idx,
+				     u16 port)
+{
+	unsigned int lo = 0, hi = idx->segs - 1, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if (idx->start[mid] <= port)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* The walk below, with the ranges that hold the packet's port taken from
+ * @idx instead of from every filter (see the top)
+ */
+static struct cls_fl_filter *
+fl_lookup_range_index(const struct fl_range_index *idx,
+		      struct fl_flow_mask *mask, struct fl_lookup_key *lk,
+		      struct fl_flow_key *key,
+		      struct flow_dissector_key_ports ports)
+{
+	struct flow_dissector_key_ports_range *k = &key->tp_range;
+	const struct fl_range_cover *c, *end;
+	struct cls_fl_filter *f;
+	unsigned int seg;
+
+	seg = fl_range_segment(idx, ntohs(idx->dst ? ports.dst : ports.src));
+	end = &idx->cover[idx->first[seg + 1]];
+	for (c = &idx->cover[idx->first[seg]]; c < end; c++) {
+		if (idx->dst) {
+			k->tp_min.dst = c->min;
+			k->tp_max.dst = c->max;
+		} else {
+			k->tp_min.src = c->min;
+			k->tp_max.src = c->max;
+		}
+		f = rhashtable_lookup_fast(&mask->ht, lk, fl_lookup_params);
+		if (f)
+			return f;
+	}
+	return NULL;
+}
+
 /* A mask with port ranges, looked up as flower always has: its filters
  * in the order they came, each whose ranges hold the packet's @ports
  * tried with its own ranges in the key; the first filter found wins (one
@@ -908,8 +1018,11 @@ fl_lookup_range(struct fl_flow_mask *mask, struct fl_lookup_key *lk,
 {
 	const struct flow_dissector_key_ports_range *m = &mask->key.tp_range;
 	const struct flow_dissector_key_ports_range *k;
+	const struct fl_range_index *idx = rcu_dereference_bh(mask->rindex);
 	struct cls_fl_filter *r, *f;
 
+	if (idx)
+		return fl_lookup_range_index(idx, mask, lk, key, ports);
 	list_for_each_entry_rcu(r, &mask->range_filters, range_node) {
 		k = &r->mkey.tp_range;
 		if (m->tp_min.dst &&
@@ -1057,6 +1170,201 @@ static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 	return tcf_exts_exec(skb, &f->exts, res);
 }
 
+/* Only for the bench and difftest: with false, masks built after it is
+ * set get no index and walk their ranges (both costs from one module).
+ */
+static bool range_index = true;
+module_param(range_index, bool, 0644);
+MODULE_PARM_DESC(range_index, "Index of a mask's port ranges (bench)");
+
+/* A distinct range of a mask and its rank: the position of its first
+ * filter on range_filters
+ */
+struct fl_range {
+	u16 min;
+	u16 max;
+	u32 rank;
+};
+
+static int fl_range_cmp(const void *a, const void *b)
+{
+	const struct fl_range *x = a, *y = b;
+
+	if (x->min != y->min)
+		return x->min < y->min ? -1 : 1;
+	if (x->max != y->max)
+		return x->max < y->max ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Under head->lock: @mask's ranges of the @dst (else src) port into
+ * @r, sorted by bounds, one per distinct range with its lowest rank.
+ * Returns how many.
+ */
+static unsigned int fl_range_collect(struct fl_flow_mask *mask, bool dst,
+				     struct fl_range *r)
+{
+	const struct flow_dissector_key_ports_range *k;
+	struct cls_fl_filter *f;
+	unsigned int n = 0, i, d;
+
+	list_for_each_entry(f, &mask->range_filters, range_node) {
+		k = &f->mkey.tp_range;
+		r[n].min = ntohs(dst ? k->tp_min.dst : k->tp_min.src);
+		r[n].max = ntohs(dst ? k->tp_max.dst : k->tp_max.src);
+		r[n].rank = n;
+		n++;
+	}
+	sort(r, n, sizeof(*r), fl_range_cmp, NULL);
+	for (i = 0, d = 0; i < n; i++)
+		if (!d || r[i].min != r[d - 1].min || r[i].max != r[d - 1].max)
+			r[d++] = r[i];
+	return d;
+}
+
+/* One pass over the segments that the @d ranges of @r (from
+ * fl_range_collect()) cut 0..65535 into, with the ranges holding each in
+ * rank order (at most FL_RANGE_DEPTH).  Counts segments and cover
+ * entries into @idx->segs and @entries, and writes them unless
+ * @idx->first is NULL.  Returns -E2BIG past FL_RANGE_DEPTH.
+ */
+static int fl_range_sweep(const struct fl_range *r, unsigned int d,
+			  struct fl_range_index *idx, unsigned int *entries)
+{
+	const struct fl_range *act[FL_RANGE_DEPTH];
+	unsigned int nact = 0, next = 0, i, j;
+	u32 port = 0, bound;
+
+	idx->segs = 0;
+	*entries = 0;
+	for (;;) {
+		/* the ranges that end below @port leave, those from it join */
+		for (i = 0, j = 0; i < nact; i++)
+			if (act[i]->max >= port)
+				act[j++] = act[i];
+		nact = j;
+		for (; next < d && r[next].min == port; next++) {
+			if (nact == FL_RANGE_DEPTH)
+				return -E2BIG;
+			for (i = nact++; i && act[i - 1]->rank > r[next].rank;
+			     i--)
+				act[i] = act[i - 1];
+			act[i] = &r[next];
+		}
+		if (idx->first) {
+			struct fl_range_cover *c = &idx->cover[*entries];
+
+			idx->start[idx->segs] = port;
+			idx->first[idx->segs] = *entries;
+			for (i = 0; i < nact; i++) {
+				c[i].min = htons(act[i]->min);
+				c[i].max = htons(act[i]->max);
+			}
+		}
+		idx->segs++;
+		*entries += nact;
+		/* the next port where a range begins or ends */
+		bound = next < d ? r[next].min : 65536;
+		for (i = 0; i < nact; i++)
+			bound = min_t(u32, bound, act[i]->max + 1);
+		if (bound > 65535)
+			break;
+		port = bound;
+	}
+	if (idx->first)
+		idx->first[idx->segs] = *entries;
+	return 0;
+}
+
+/* Under head->lock: @mask's index of its @d ranges @r, or NULL (too
+ * deep, or no memory: the mask walks)
+ */
+static struct fl_range_index *fl_range_index_create(const struct fl_range *r,
+						    unsigned int d, bool dst)
+{
+	struct fl_range_index count = {}, *idx;
+	unsigned int entries;
+	size_t size;
+
+	if (fl_range_sweep(r, d, &count, &entries))
+		return NULL;
+	size = struct_size(idx, cover, entries);
+	size = size_add(size, array_size(count.segs + 1, sizeof(u32)));
+	size = size_add(size, array_size(count.segs, sizeof(u16)));
+	idx = kvzalloc(size, GFP_KERNEL);
+	if (!idx)
+		return NULL;
+	idx->dst = dst;
+	idx->first = (u32 *)&idx->cover[entries];
+	idx->start = (u16 *)&idx->first[count.segs + 1];
+	fl_range_sweep(r, d, idx, &entries);
+	return idx;
+}
+
+/* Under head->lock: @mask's index in place of the one it has (NULL: the
+ * walk), the old one freed after a grace period
+ */
+static void fl_range_index_set(struct cls_fl_head *head,
+			       struct fl_flow_mask *mask,
+			       struct fl_range_index *idx)
+{
+	struct fl_range_index *old;
+
+	/* Orders the index's contents before the pointer classify loads */
+	old = rcu_replace_pointer(mask->rindex, idx,
+				  lockdep_is_held(&head->lock));
+	if (old)
+		kvfree_rcu(old, rcu);
+}
+
+/* Under head->lock: @mask gets the index of its ranges, unless it ranges
+ * both ports, which stay a walk
+ */
+static void fl_range_index_build(struct cls_fl_head *head,
+				 struct fl_flow_mask *mask)
+{
+	const struct flow_dissector_key_ports_range *m = &mask->key.tp_range;
+	struct fl_range_index *idx = NULL;
+	unsigned int n = 0, d;
+	struct list_head *pos;
+	struct fl_range *r;
+
+	mask->range_stale = false;
+	if (!READ_ONCE(range_index) || (m->tp_min.dst && m->tp_min.src))
+		goto out;
+	list_for_each(pos, &mask->range_filters)
+		n++;
+	r = kvmalloc_array(max(n, 1U), sizeof(*r), GFP_KERNEL);
+	if (!r)
+		goto out;
+	d = fl_range_collect(mask, m->tp_min.dst, r);
+	idx = fl_range_index_create(r, d, m->tp_min.dst);
+	kvfree(r);
+out:
+	fl_range_index_set(head, mask, idx);
+}
+
+/* The work of fl_range_changed(): indexes for the masks that changed */
+static void fl_range_work(struct work_struct *work)
+{
+	struct cls_fl_head *head = container_of(to_delayed_work(work),
+						struct cls_fl_head,
+						range_work);
+	struct fl_masks *masks;
+	unsigned int i;
+	u64 start;
+
+	mutex_lock(&head->lock);
+	start = ktime_get_ns();
+	masks = rcu_dereference_protected(head->masks,
+					  lockdep_is_held(&head->lock));
+	for (i = 0; masks && i < masks->n; i++)
+		if (masks->mask[i]->range_stale)
+			fl_range_index_build(head, masks->mask[i]);
+	head->range_build_ns = ktime_get_ns() - start;
+	mutex_unlock(&head->lock);
+}
+
 static int fl_init(struct tcf_proto *tp)
 {
 	struct cls_fl_head *head;
@@ -1072,6 +1380,7 @@ static int fl_init(struct tcf_proto *tp)
 	mutex_init(&head->lock);
 	idr_init(&head->handle_idr);
 	INIT_LIST_HEAD(&head->hw_filters);
+	INIT_DELAYED_WORK(&head->range_work, fl_range_work);
 	rcu_assign_pointer(tp->root, head);
 	return 0;
 }
@@ -1080,6 +1389,7 @@ static int fl_init(struct tcf_proto *tp)
 static void fl_mask_free(struct fl_flow_mask *mask)
 {
 	rhashtable_destroy(&mask->ht);
+	kvfree(rcu_dereference_protected(mask->rindex, 1));
 	kfree(mask);
 }
 
@@ -1386,6 +1696,8 @@ static void fl_destroy(struct tcf_proto *tp, bool rtnl_held,
 	unsigned long handle, tmp;
 	struct cls_fl_filter *f;
 
+	/* No index is built for a mask that goes */
+	cancel_delayed_work_sync(&head->range_work);
 	/* Out of the tables before they are freed: a resize running in the
 	 * background must not walk into a freed filter.
 	 */
@@ -3093,6 +3405,25 @@ static int fl_ht_insert(struct cls_fl_filter *fold, struct cls_fl_filter *fnew,
 	return err;
 }
 
+/* Under head->lock, after a change to @mask's range walk: a new index
+ * at once for a small mask, else the walk until the work has built one
+ * (see the top)
+ */
+static void fl_range_changed(struct cls_fl_head *head,
+			     struct fl_flow_mask *mask)
+{
+	if (mask->filters <= FL_RANGE_SYNC_MAX) {
+		fl_range_index_build(head, mask);
+		return;
+	}
+	fl_range_index_set(head, mask, NULL);
+	mask->range_stale = true;
+	queue_delayed_work(system_wq, &head->range_work,
+			   max_t(unsigned long, FL_RANGE_INDEX_DELAY,
+				 nsecs_to_jiffies(FL_RANGE_BUILD_SHARE *
+						  head->range_build_ns)));
+}
+
 /* Under head->lock: @f leaves the instance (the caller has taken it out
  * of the IDR) and its table, unless a replace has swapped it out already.
  * The instance's reference is the caller's to drop (fl_filter_release()).
@@ -3103,8 +3434,10 @@ static void fl_filter_remove(struct cls_fl_head *head, struct cls_fl_filter *f,
 	if (in_table) {
 		rhashtable_remove_fast(&f->mask->ht, &f->ht_node,
 				       f->mask->ht_params);
-		if (f->mask->ranges)
+		if (f->mask->ranges) {
 			list_del_rcu(&f->range_node);
+			fl_range_changed(head, f->mask);
+		}
 	}
 	WRITE_ONCE(f->deleted, true);	/* fl_hw_next() reads it unlocked */
 	fl_mask_put(head, f->mask);
@@ -3116,7 +3449,7 @@ static void fl_filter_remove(struct cls_fl_head *head, struct cls_fl_filter *f,
  * done), else last.  Unless @swap, @fold leaves the walk later, in
  * fl_filter_remove().
  */
-static void fl_range_link(struct cls_fl_filter *fold,
+static void fl_range_link(struct cls_fl_head *head, struct cls_fl_filter *fold,
 			  struct cls_fl_filter *fnew, bool swap)
 {
 	struct fl_flow_mask *mask = fnew->mask;
@@ -3129,6 +3462,7 @@ static void fl_range_link(struct cls_fl_filter *fold,
 		list_add_rcu(&fnew->range_node, &fold->range_node);
 	else
 		list_add_tail_rcu(&fnew->range_node, &mask->range_filters);
+	fl_range_changed(head, mask);
 }
 
 /* Under head->lock: makes @fnew visible, in place of @fold if there is
@@ -3191,7 +3525,7 @@ static int fl_insert(struct tcf_proto *tp, struct cls_fl_filter *fold,
 		goto err_handle;
 
 	/* Nothing fails from here on */
-	fl_range_link(fold, fnew, swap);
+	fl_range_link(head, fold, fnew, swap);
 	refcount_inc(&mask->refs);
 	mask->filters++;
 	if (!found)
