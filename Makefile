@@ -151,14 +151,24 @@ kernel:
 	@flock -n $(KERNEL_LOCK) true || echo "kernel: waiting for another $(VARIANT) kernel build ($(KERNEL_LOCK))"
 	+@flock $(KERNEL_LOCK) $(MAKE) --no-print-directory kernel-locked
 
+# The modules are installed again only when the kernel or a module is
+# newer than the last install: the install swaps $(MOD) whole, under a
+# guest of the variant that may be running (the gate runs guest stages
+# side by side, each of which makes its guest first).
 kernel-locked: $(if $(filter stock,$(VARIANT)),tree-pristine,tree-ours) $(OBJ)/.tdc-config
 	+$(KMAKE) bzImage modules
-	@rm -rf $(MOD).new
-	+@$(KMAKE) -s modules_install INSTALL_MOD_PATH=$(MOD).new
-	@krel=$$(cat $(OBJ)/include/config/kernel.release); \
-		depmod -b $(MOD).new $$krel; \
-		rm -rf $(MOD); mv $(MOD).new $(MOD); \
-		echo "  KERNEL  $(VARIANT) $$krel: $(OBJ)/arch/x86/boot/bzImage, modules in $(MOD)"
+	+@krel=$$(cat $(OBJ)/include/config/kernel.release); \
+	stamp=$(MOD)/.installed; \
+	if [ -f $$stamp ] && [ ! $(OBJ)/arch/x86/boot/bzImage -nt $$stamp ] && \
+	   [ -z "$$(find $(OBJ) -name '*.ko' -newer $$stamp -print -quit)" ]; then \
+		echo "  KERNEL  $(VARIANT) $$krel: $(OBJ)/arch/x86/boot/bzImage, modules in $(MOD) (unchanged)"; \
+		exit 0; \
+	fi; \
+	rm -rf $(MOD).new && \
+	$(KMAKE) -s modules_install INSTALL_MOD_PATH=$(MOD).new && \
+	depmod -b $(MOD).new $$krel && touch $(MOD).new/.installed && \
+	rm -rf $(MOD) && mv $(MOD).new $(MOD) && \
+	echo "  KERNEL  $(VARIANT) $$krel: $(OBJ)/arch/x86/boot/bzImage, modules in $(MOD)"
 
 # The cheap stock variant (make stock-ext, head comment): under ours'
 # kernel lock, then stock's, as every build against build/obj/ours.

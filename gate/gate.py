@@ -5,7 +5,9 @@
 Each stage is a command whose output ends with a summary ("N passed,
 N failed[, N skipped]", or unittest's "Ran N tests" ... "OK"/"FAILED
 (...)").  The stages run in order from the repository root, their output
-is echoed as it comes, and the last line is the sum over the stages:
+is echoed as it comes (see BESIDE for stages that run two at a time:
+each stage's output stays together, in the order of STAGES), and the
+last line is the sum over the stages:
 exactly "N passed, N failed".  To add a stage, add a line to STAGES: a
 name, a command and the parser of its summary (tdc_stage() for tdc.py).
 
@@ -49,6 +51,7 @@ if __name__ == '__main__' and not __package__:
 
 import collections                  # noqa: E402
 import functools                    # noqa: E402
+import queue                        # noqa: E402
 import re                           # noqa: E402
 import signal                       # noqa: E402
 import subprocess                   # noqa: E402
@@ -190,14 +193,15 @@ STAGES = [
     # the debug kernel (KASAN, kmemleak, lockdep), built in the background
     Stage('stress-debug-smoke', ['make', '--no-print-directory',
                                  'stress-debug-smoke'], summary_line),
+    # the mutation machinery: fixed mutants of HEAD must die on the packet
+    # cases and the cache oracle, the unmutated source must live (make
+    # mutate: hours)
+    Stage('mutate-sample', ['make', '--no-print-directory',
+                            'mutate-sample'], summary_line),
     # unlocked adds, replaces, deletes and dumps racing on one prio, on
     # the debug kernel with two vCPUs
     Stage('stress-parallel', ['make', '--no-print-directory',
                               'stress-parallel'], summary_line),
-    # the mutation machinery: three fixed mutants of HEAD must die on the
-    # packet cases, the unmutated source must live (make mutate: hours)
-    Stage('mutate-sample', ['make', '--no-print-directory',
-                            'mutate-sample'], summary_line),
 ]
 
 
@@ -227,6 +231,18 @@ BUILDS = [
 ]
 # the stages during which the background builds are stopped
 BOTH_CORES = {'flower'}
+# Once the background builds are done, one core would sit idle beside a
+# stage that keeps one emulated CPU busy: two of these stages then run at
+# a time, in the order of STAGES (the second starts beside the first).
+# Each boots its own guest and writes its own files under build/; the
+# kernel builds each stage's make starts are serialized by the kernel
+# locks, and leave the modules of a running guest in place when nothing
+# changed (the top Makefile's kernel-locked).  Not here: the host stages
+# before flower (one build of the series at a time is theirs), flower and
+# stress-parallel (two emulated CPUs each).
+BESIDE = {'tdc61-smoke', 'selftests-flower', 'difftest-smoke',
+          'offload-smoke', 'ovs-smoke', 'bench-smoke', 'stress-smoke',
+          'walk32', 'stress-debug-smoke', 'mutate-sample'}
 BUILD_LOGS = os.path.join(REPO, 'build', 'logs')
 
 
@@ -327,6 +343,10 @@ class Background(threading.Thread):
         if stage.name in BOTH_CORES:
             self.resume()
 
+    def finished(self):
+        """Every build has ended (or none was started)."""
+        return all(event.is_set() for event in self.done.values())
+
     def summary(self):
         """A line per build that ran to its end."""
         lines = []
@@ -347,46 +367,134 @@ class Background(threading.Thread):
         return lines
 
 
-def run_stage(stage):
-    """Run one stage, echoing its output; return (Counts, note)."""
-    out = sys.stdout
-    print('=== {}: {}'.format(stage.name, ' '.join(stage.command)),
-          file=out, flush=True)
-    lines = []
-    try:
-        with subprocess.Popen(stage.command, cwd=REPO, text=True,
-                              stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT,
-                              errors='replace',
-                              start_new_session=True) as proc:
+class Output:
+    """The stages' output on stdout, each stage's lines together and the
+    stages in the order they started: the oldest running stage's lines
+    are echoed as they come, a later one's are kept until every stage
+    started before it has ended."""
+
+    def __init__(self, out):
+        self.out = out
+        self._lock = threading.Lock()
+        self._runs = []             # started, not all printed: [lines, done]
+
+    def start(self, first_line):
+        run = [[], False]
+        with self._lock:
+            self._runs.append(run)
+        self.line(run, first_line + '\n')
+        return run
+
+    def line(self, run, text):
+        with self._lock:
+            run[0].append(text)
+            if self._runs[0] is run:
+                self.out.write(text)
+                self.out.flush()
+
+    def end(self, run):
+        with self._lock:
+            run[1] = True
+            while self._runs and self._runs[0][1]:
+                self._runs.pop(0)
+                if self._runs:      # the next one's lines so far
+                    self.out.write(''.join(self._runs[0][0]))
+                    self.out.flush()
+
+
+class StageRun(threading.Thread):
+    """One stage's command, in its own session (so that stop() ends its
+    children too), its output into `output`; counts and note when it
+    ends (verdict())."""
+
+    def __init__(self, stage, output, finished):
+        super().__init__(daemon=True)
+        self.stage = stage
+        self.output = output
+        self.finished = finished    # a queue.Queue told when it ends
+        self.proc = None
+        self.lines = []
+        self.code = None
+        self.seconds = None
+
+    def run(self):
+        start = time.monotonic()
+        run = self.output.start('=== {}: {}'.format(
+            self.stage.name, ' '.join(self.stage.command)))
+        try:
+            self.proc = subprocess.Popen(
+                self.stage.command, cwd=REPO, text=True,
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, errors='replace',
+                start_new_session=True)
+            with self.proc:
+                for line in self.proc.stdout:
+                    self.output.line(run, line)
+                    self.lines.append(line)
+            self.code = self.proc.returncode
+        except OSError as exc:
+            self.output.line(run, str(exc) + '\n')
+        finally:
+            self.seconds = time.monotonic() - start
+            self.output.end(run)
+            self.finished.put(self)
+
+    def stop(self):
+        """The gate is stopped: so is the stage, children included (a
+        make's guest/run would otherwise go on, its QEMU too)."""
+        if self.proc is not None and self.proc.poll() is None:
             try:
-                for line in proc.stdout:
-                    out.write(line)
-                    out.flush()
-                    lines.append(line)
-            except BaseException:
-                # the gate is stopped: so is the stage, children included
-                # (a make's guest/run would otherwise go on, its QEMU too)
-                try:
-                    os.killpg(proc.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
-                raise
-        code = proc.returncode
-    except OSError as exc:
-        print(str(exc), file=out)
-        code = None
-    counts = stage.parse(''.join(lines))
-    if counts is None:
-        return Counts(0, 1, 0), 'no summary line (exit {})'.format(code)
-    if counts == Counts(0, 0, 0):
-        return Counts(0, 1, 0), 'ran nothing: 0 passed, 0 failed ' \
-            '(exit {})'.format(code)
-    if code != 0 and counts.failed == 0:
-        return counts._replace(failed=1), 'exit {} with no failure ' \
-            'counted'.format(code)
-    return counts, 'exit {}'.format(code)
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+
+    def verdict(self):
+        """(Counts, note) of the ended stage."""
+        counts = self.stage.parse(''.join(self.lines))
+        code = self.code
+        if counts is None:
+            return Counts(0, 1, 0), 'no summary line (exit {})'.format(code)
+        if counts == Counts(0, 0, 0):
+            return Counts(0, 1, 0), 'ran nothing: 0 passed, 0 failed ' \
+                '(exit {})'.format(code)
+        if code != 0 and counts.failed == 0:
+            return counts._replace(failed=1), 'exit {} with no failure ' \
+                'counted'.format(code)
+        return counts, 'exit {}'.format(code)
+
+
+def may_start(stage, running, background):
+    """Whether `stage` may start now, beside the stages `running`."""
+    if not running:
+        return True
+    return (len(running) == 1 and stage.name in BESIDE and
+            running[0].stage.name in BESIDE and background.finished())
+
+
+def run_stages(stages, background, output):
+    """Run `stages` in order, two at a time where may_start() lets them;
+    return {name: StageRun} once all have ended."""
+    finished = queue.Queue()
+    pending, running, ended = list(stages), [], {}
+    try:
+        while pending or running:
+            if pending and may_start(pending[0], running, background):
+                stage = pending.pop(0)
+                background.before(stage)
+                run = StageRun(stage, output, finished)
+                running.append(run)
+                run.start()
+                continue
+            run = finished.get()
+            run.join()
+            running.remove(run)
+            background.after(run.stage)
+            ended[run.stage.name] = run
+    except BaseException:
+        for run in running:
+            run.stop()
+        raise
+    return ended
 
 
 def _terminated(signum, frame):
@@ -415,16 +523,14 @@ def main(argv):
     if background.builds:
         background.start()
     try:
+        ended = run_stages(selected, background, Output(sys.stdout))
         for stage in selected:
-            background.before(stage)
-            start = time.monotonic()
-            counts, note = run_stage(stage)
-            background.after(stage)
+            counts, note = ended[stage.name].verdict()
             total = Counts(*(a + b for a, b in zip(total, counts)))
             verdicts.append('=== {}: {} passed, {} failed, {} skipped ({}; '
                             '{:.0f} s)'.format(stage.name, counts.passed,
                                                counts.failed, counts.skipped,
-                                               note, time.monotonic() - start))
+                                               note, ended[stage.name].seconds))
     finally:
         if background.is_alive():
             background.kill()
