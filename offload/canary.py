@@ -56,7 +56,10 @@ def write(out):
 
 
 def judge(name, path):
-    out = open(path).read() if os.path.exists(path) else ''
+    out = ''
+    if os.path.exists(path):
+        with open(path) as f:
+            out = f.read()
     # the first "N passed, N failed" line (no skipped part)
     found = summary_lines(out, skipped=False)
     if not found:

@@ -10,7 +10,8 @@ from offload import canary
 
 class TestCanary(unittest.TestCase):
     def test_each_canary_changes_the_source_once(self):
-        text = open(canary.SOURCE).read()
+        with open(canary.SOURCE) as f:
+            text = f.read()
         for name, (old, new) in canary.CANARIES.items():
             self.assertEqual(text.count(old), 1, name)
             self.assertNotEqual(text.replace(old, new), text, name)
