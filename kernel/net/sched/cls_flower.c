@@ -1170,8 +1170,9 @@ static int fl_classify(struct sk_buff *skb, const struct tcf_proto *tp,
 	return tcf_exts_exec(skb, &f->exts, res);
 }
 
-/* Only for the bench and difftest: with false, masks built after it is
- * set get no index and walk their ranges (both costs from one module).
+/* Only for the bench: with false, a mask's next change after it is set
+ * takes its index away, and the mask walks its ranges (both costs from
+ * one module).
  */
 static bool range_index = true;
 module_param(range_index, bool, 0644);
