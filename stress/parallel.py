@@ -3,7 +3,7 @@
 """parallel.py - unlocked flower requests racing on one instance (guest only).
 
 The classifier takes no RTNL for its requests, so adds, replaces, deletes,
-gets and dumps on one prio run at the same time.  Three phases, each with
+gets and dumps on one prio run at the same time.  Four phases, each with
 WORKERS `tc -b` processes at once on a dummy device's clsact ingress:
 
   insert   every worker adds its own filters (own handles, own masks);
@@ -117,24 +117,31 @@ def phase_churn(a, tmp, rnd):
                 lines.append(flt(1, h, rnd.choice((24, 28, 32)), h, op))
         work.append(lines)
     work.append(['filter show dev %s ingress' % DEV] * (a.ops // 4))
-    res = batches(work, tmp)
-    got = handles(1)
-    agree = all(sh('tc filter get dev %s ingress pref 1 handle %d protocol '
-                   'ip flower' % (DEV, h), check=False).returncode == 0
-                for h in got)
-    sh('tc filter del dev %s ingress pref 1' % DEV, check=False)
-    left = handles(1)
+    return churned(a, a.ops, 1, span, 'churn', 'handles',
+                   batches(work, tmp))
+
+
+def churned(a, ops, pref, span, phase, what, res):
+    """The check after a churn of handles 1..`span` of `pref`: every
+    dumped filter once, in the span, gettable; then the prio deleted at
+    once, and nothing left.  `res`: the batches' (exit code, stderr)."""
+    got = handles(pref)
+    agree = all(sh('tc filter get dev %s ingress pref %d handle %d '
+                   'protocol ip flower' % (DEV, pref, h),
+                   check=False).returncode == 0 for h in got)
+    sh('tc filter del dev %s ingress pref %d' % (DEV, pref), check=False)
+    left = handles(pref)
     ok = agree and len(set(got)) == len(got) and not left and \
         all(0 < h <= span for h in got)
-    print('%s: churn: %d workers x %d ops on %d handles, one dumper; %d '
-          'filters at the end, every one gettable: %s; after deleting the '
-          'prio: %d left; tc exit codes %s'
-          % ('ok' if ok else 'FAIL', a.workers, a.ops, span, len(got),
-             agree, len(left), sorted(set(rc for rc, _ in res))))
+    print('%s: %s: %d workers x %d ops on %d %s, one dumper; %d filters '
+          'at the end, every one gettable: %s; after deleting the prio: '
+          '%d left; tc exit codes %s'
+          % ('ok' if ok else 'FAIL', phase, a.workers, ops, span, what,
+             len(got), agree, len(left), sorted(set(rc for rc, _ in res))))
     return ok
 
 
-RANGE_SPAN = 200     # handles: past the 64 filters a change indexes at once
+RANGE_SPAN = 100     # handles: past the 64 filters a change indexes at once
 
 
 def range_flt(handle, width, verb='add'):
@@ -150,7 +157,7 @@ def phase_ranges(a, tmp, rnd):
     work = [[range_flt(h, 5) for h in range(1, RANGE_SPAN + 1)]]
     for w in range(a.workers):
         lines = []
-        for _ in range(a.ops):
+        for _ in range(a.ops // 2):
             h = rnd.randrange(1, RANGE_SPAN + 1)
             op = rnd.choice(('add', 'replace', 'delete'))
             if op == 'delete':
@@ -159,23 +166,11 @@ def phase_ranges(a, tmp, rnd):
             else:
                 lines.append(range_flt(h, rnd.choice((5, 9, 25)), op))
         work.append(lines)
-    work.append(['filter show dev %s ingress pref 3' % DEV] * (a.ops // 4))
-    res = batches(work, tmp)
-    got = handles(3)
-    agree = all(sh('tc filter get dev %s ingress pref 3 handle %d protocol '
-                   'ip flower' % (DEV, h), check=False).returncode == 0
-                for h in got)
-    # at once: the instance goes while its index's work may be queued
-    sh('tc filter del dev %s ingress pref 3' % DEV, check=False)
-    left = handles(3)
-    ok = agree and len(set(got)) == len(got) and not left and \
-        all(0 < h <= RANGE_SPAN for h in got)
-    print('%s: ranges: %d workers x %d ops on %d range filters, one '
-          'dumper; %d filters at the end, every one gettable: %s; after '
-          'deleting the prio: %d left; tc exit codes %s'
-          % ('ok' if ok else 'FAIL', a.workers, a.ops, RANGE_SPAN, len(got),
-             agree, len(left), sorted(set(rc for rc, _ in res))))
-    return ok
+    work.append(['filter show dev %s ingress pref 3' % DEV] * (a.ops // 8))
+    # churned() deletes the prio at once: the instance goes while its
+    # index's work may be queued
+    return churned(a, a.ops // 2, 3, RANGE_SPAN, 'ranges', 'range filters',
+                   batches(work, tmp))
 
 
 def phase_empty(a, tmp):

@@ -54,7 +54,7 @@ DSMOKE_FUZZ_COUNT   ?= 400
 DSMOKE_CHURN_CYCLES ?= 300
 DSMOKE_FILTERS      ?= 2000
 DSMOKE_SPACE_RUNS   ?= 10
-DSMOKE_CACHE_STEPS  ?= 20
+DSMOKE_CACHE_STEPS  ?= 10
 DSMOKE_TIMEOUT      ?= 1200
 
 # suite.sh's environment from the PREFIX_* variables above
