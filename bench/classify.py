@@ -665,11 +665,9 @@ def meta(a):
                 date=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
                 runs=a.runs, seconds=a.seconds, counts=a.counts,
                 masks=a.masks, mask_src=MASK_SRC, ranges=a.ranges,
-                flow_cache=(open(FLOW_CACHE_PARAM).read().strip()
-                            if os.path.exists(FLOW_CACHE_PARAM) else None),
+                flow_cache=read_param(FLOW_CACHE_PARAM),
                 flow_cache_both=a.flow_cache == "both",
-                range_index=(open(RANGE_INDEX_PARAM).read().strip()
-                             if os.path.exists(RANGE_INDEX_PARAM) else None),
+                range_index=read_param(RANGE_INDEX_PARAM),
                 srcversion=module_file("srcversion"),
                 range_base=RANGE_BASE, range_width=RANGE_WIDTH,
                 range_miss_port=RANGE_MISS_PORT,
@@ -681,12 +679,25 @@ def meta(a):
                        "count 0, delay 0, stopped after each run")
 
 
-def set_flow_cache(value):
-    """ours' bench-only module parameter: "on" or "off" for instances
-    changed after (stock has none: nothing to set)."""
-    if os.path.exists(FLOW_CACHE_PARAM):
-        with open(FLOW_CACHE_PARAM, "w") as f:
+def set_param(path, value):
+    """One of ours' bench-only module parameters (flow_cache,
+    range_index): "on" or "off" for instances changed after (stock has
+    none: nothing to set)."""
+    if os.path.exists(path):
+        with open(path, "w") as f:
             f.write("Y\n" if value == "on" else "N\n")
+
+
+def read_param(path):
+    """Y or N, or None where the module has no such parameter (stock)."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return f.read().strip()
+
+
+def set_flow_cache(value):
+    set_param(FLOW_CACHE_PARAM, value)
 
 
 def module_file(name):
@@ -774,9 +785,8 @@ def main():
             f.write("Y\n" if a.flow_cache == "on" else "N\n")
     elif a.flow_cache == "both":
         set_flow_cache("on")
-    if a.range_index and os.path.exists(RANGE_INDEX_PARAM):
-        with open(RANGE_INDEX_PARAM, "w") as f:
-            f.write("Y\n" if a.range_index == "on" else "N\n")
+    if a.range_index:
+        set_param(RANGE_INDEX_PARAM, a.range_index)
     os.makedirs(a.out, exist_ok=True)
     t0 = time.monotonic()
     res = dict(meta=meta(a))
