@@ -48,6 +48,7 @@ import time
 PG = "/proc/net/pktgen"
 FLOW_CACHE_PARAM = "/sys/module/cls_flower/parameters/flow_cache"
 RANGE_INDEX_PARAM = "/sys/module/cls_flower/parameters/range_index"
+L3L4_PARAM = "/sys/module/cls_flower/parameters/l3l4_dissect"
 DEV, BASE_DEV, CTL_DEV = "bench0", "benchb", "benchc"
 U32_TABLE = 2000          # rules per u32 hash table (auto handles: <= 2048)
 FIRST_IP = int(ipaddress.IPv4Address("10.0.0.1"))
@@ -668,6 +669,7 @@ def meta(a):
                 flow_cache=read_param(FLOW_CACHE_PARAM),
                 flow_cache_both=a.flow_cache == "both",
                 range_index=read_param(RANGE_INDEX_PARAM),
+                l3l4_dissect=read_param(L3L4_PARAM),
                 srcversion=module_file("srcversion"),
                 range_base=RANGE_BASE, range_width=RANGE_WIDTH,
                 range_miss_port=RANGE_MISS_PORT,
@@ -681,7 +683,7 @@ def meta(a):
 
 def set_param(path, value):
     """One of ours' bench-only module parameters (flow_cache,
-    range_index): "on" or "off" for instances changed after (stock has
+    range_index, l3l4_dissect): "on" or "off" for instances changed after (stock has
     none: nothing to set)."""
     if os.path.exists(path):
         with open(path, "w") as f:
@@ -763,6 +765,10 @@ def main():
     p.add_argument("--range-index", choices=("on", "off"), default=None,
                    help="set ours' cls_flower range_index parameter first "
                         "(off: masks made after it walk their ranges)")
+    p.add_argument("--l3l4", choices=("on", "off"), default=None,
+                   help="set ours' cls_flower l3l4_dissect parameter first "
+                        "(off: instances made after it dissect IPv4/IPv6 "
+                        "with the flow dissector)")
     a = p.parse_args()
     if a.smoke:
         a.counts, a.insert_counts, a.runs, a.seconds = "1,10", "100", 1, 0.3
@@ -787,6 +793,8 @@ def main():
         set_flow_cache("on")
     if a.range_index:
         set_param(RANGE_INDEX_PARAM, a.range_index)
+    if a.l3l4:
+        set_param(L3L4_PARAM, a.l3l4)
     os.makedirs(a.out, exist_ok=True)
     t0 = time.monotonic()
     res = dict(meta=meta(a))

@@ -52,6 +52,11 @@ DT_OUT         := $(BUILD)/guest-out/difftest
 DT_DOC         := $(REPO)/docs/difftest$(if $(DT_VS),-$(DT_STOCK)).md
 DT_RUNNER      := -m difftest.runner
 DT_TIMEOUT     ?= 1500
+# ours' module parameters for the run, NAME=VALUE ... (bench-only ones:
+# l3l4_dissect=0 compares the dissector's path); DT_TAG names the run's
+# files apart, e.g. DT_TAG=-l3l4off
+DT_OURS_PARAMS ?=
+DT_TAG         ?=
 
 .PHONY: difftest difftest-smoke difftest-run
 
@@ -64,8 +69,9 @@ difftest-run:
 		echo "0 passed, 1 failed"; exit 1; }; \
 	for v in ours $(DT_STOCK); do \
 		t0=$$(date +%s); \
+		params=; [ $$v != ours ] || params="$(DT_OURS_PARAMS:%=--param %)"; \
 		$(REPO)/guest/run --variant $$v --timeout $(DT_TIMEOUT) -- \
-			$(PYTHON) $(DT_RUNNER) --rounds-k $(DT_K) $(DT_OUT)/$(DT_NAME).json \
+			$(PYTHON) $(DT_RUNNER) --rounds-k $(DT_K) $$params $(DT_OUT)/$(DT_NAME).json \
 			$(DT_OUT)/$(DT_NAME)-$$v.json || { echo "difftest: $$v guest failed"; \
 			echo "0 passed, 1 failed"; exit 1; }; \
 		echo "difftest: $$v: $$(( $$(date +%s) - t0 )) s wall (boot included)"; \
@@ -77,8 +83,9 @@ difftest-run:
 	shrink=; \
 	if [ -s $(DT_OUT)/$(DT_NAME)-shrink.json ]; then \
 		for v in ours $(DT_STOCK); do \
+			params=; [ $$v != ours ] || params="$(DT_OURS_PARAMS:%=--param %)"; \
 			$(REPO)/guest/run --variant $$v --timeout $(DT_TIMEOUT) -- \
-				$(PYTHON) $(DT_RUNNER) --rounds-k $(DT_K) $(DT_OUT)/$(DT_NAME)-shrink.json \
+				$(PYTHON) $(DT_RUNNER) --rounds-k $(DT_K) $$params $(DT_OUT)/$(DT_NAME)-shrink.json \
 				$(DT_OUT)/$(DT_NAME)-shrink-$$v.json || { echo "difftest: $$v shrink guest failed"; \
 				echo "0 passed, 1 failed"; exit 1; }; \
 		done; \
@@ -94,14 +101,14 @@ difftest:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory guest
 	@$(MAKE) --no-print-directory $(DT_STOCK)-ext
-	@$(MAKE) --no-print-directory difftest-run DT_NAME=seed$(DT_SEED)$(DT_VS) \
+	@$(MAKE) --no-print-directory difftest-run DT_NAME=seed$(DT_SEED)$(DT_VS)$(DT_TAG) \
 		DT_DOCARG="--doc $(DT_DOC)"
 
 difftest-smoke:
 	@$(MAKE) --no-print-directory guest
 	@$(MAKE) --no-print-directory $(DT_STOCK)-ext
 	@echo "difftest-smoke: seed $(DT_SMOKE_SEED) (replay: make difftest-smoke DT_SEED=$(DT_SMOKE_SEED)$(if $(DT_VS), DT_STOCK=$(DT_STOCK)))"
-	@$(MAKE) --no-print-directory difftest-run DT_NAME=smoke$(DT_VS) \
+	@$(MAKE) --no-print-directory difftest-run DT_NAME=smoke$(DT_VS)$(DT_TAG) \
 		DT_SEED=$(DT_SMOKE_SEED) DT_BATCHES=$(DT_SMOKE_BATCHES) \
 		DT_FILTERS=$(DT_SMOKE_FILTERS) DT_DOCARG= \
 		DT_MIN_VERDICTS=$(DT_SMOKE_MIN_VERDICTS)

@@ -532,9 +532,19 @@ def main():
         i = args.index('--rounds-k')
         k = int(args[i + 1])
         del args[i:i + 2]
+    params = {}
+    while '--param' in args:    # NAME=VALUE: one of ours' module parameters
+        i = args.index('--param')
+        name, value = args[i + 1].split('=', 1)
+        params[name] = value
+        del args[i:i + 2]
     cases, out = args
     with open(cases) as fp:
         doc = json.load(fp)
+    for name, value in params.items():
+        # before any filter: the parameters apply to instances made after
+        with open('/sys/module/cls_flower/parameters/' + name, 'w') as fp:
+            fp.write(value)
     t_start = time.time()
     log = lambda m: sys.stderr.write('runner: %s\n' % m)   # noqa: E731
     rig = Rig(doc['rx'], doc['tx'], doc.get('tunnel'))
@@ -565,7 +575,7 @@ def main():
     doc_out = dict(seed=doc['seed'], kernel=kver,
                    variant=os.environ.get('TDC_VARIANT', '?'),
                    srcversion=module['srcversion'],
-                   module_version=module['version'],
+                   module_version=module['version'], params=params,
                    seconds=time.time() - t_start, k=k, batches=results)
     tmp = out + '.tmp'
     with open(tmp, 'w') as fp:

@@ -21,6 +21,14 @@
  * that holds the packet's port, in the order the filters came, and an
  * index finds those ranges without a walk (see "Port range index").
  *
+ * Dissection: when every key of an instance is one of Ethernet and IP
+ * addresses, TOS and TTL, ports, or a metadata key (dissected apart),
+ * fl_dissect_l3l4() reads an untagged IPv4 or IPv6 packet's keys itself,
+ * as __skb_flow_dissect() would write them, without that function's
+ * walk over every protocol and key.  Any packet it is not sure of (a
+ * tag, another ethertype, a bad header, an extension header, an
+ * encapsulation, a BPF flow dissector attached) goes to the dissector.
+ *
  * Locking: the control operations do not need RTNL
  * (TCF_PROTO_OPS_DOIT_UNLOCKED), so requests on one instance run in
  * parallel.  What they share is changed under head->lock, a mutex: the
@@ -177,6 +185,7 @@
 #include <linux/random.h>
 #include <linux/sort.h>
 
+#include <linux/if_arp.h>
 #include <linux/if_ether.h>
 #include <linux/if_vlan.h>
 #include <linux/in6.h>
@@ -190,17 +199,18 @@
 #include <net/pkt_sched.h>
 #include <net/pkt_cls.h>
 #include <net/flow_dissector.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/dsfield.h>
 #include <net/geneve.h>
 #include <net/vxlan.h>
 #include <net/erspan.h>
 #include <net/gtp.h>
 
 /* The keys most filters use come first and the rarer ones last: classify
- * clears the key up to the end of the mask's range, masks and hashes the
- * range, and compares it with the filter's: each long of the range costs
- * about 30 instructions per packet.  (Moving the IP addresses before the
- * Ethernet ones would make an IPv4 address filter cheaper and a MAC
- * address filter dearer by as much: no order suits every filter.)
+ * clears the key up to the end of the last key the instance uses.  The
+ * filter tables hash and compare only the longs a mask is not zero in
+ * (mask->words), wherever they lie.
  */
 struct fl_flow_key {
 	struct flow_dissector_key_meta meta;	/* ingress_ifindex only */
@@ -245,12 +255,19 @@ struct fl_flow_mask_range {
 	unsigned short int end;
 };
 
+#define FL_KEY_LONGS	(sizeof(struct fl_flow_key) / sizeof(long))
+
 /* One mask of an instance, and the table of its filters keyed by their
  * masked keys.  Ready before a set that holds it is published.
  */
 struct fl_flow_mask {
 	struct fl_flow_key key;
 	struct fl_flow_mask_range range;
+	/* The longs of the key the mask is not zero in, ascending: what the
+	 * filter table hashes and compares (at least one)
+	 */
+	u8 words[FL_KEY_LONGS];
+	u8 nwords;
 	struct rhash_head ht_node;	/* in head->mask_ht */
 	u32 used;			/* fl_dissector_keys[] it uses */
 	struct rhashtable_params ht_params;
@@ -282,6 +299,7 @@ struct fl_masks {
 	bool ranges;			/* a mask has port ranges */
 	bool hash;			/* a mask uses the hash key */
 	bool frag_l4;			/* ... a first fragment's L4 keys */
+	bool l3l4;			/* fl_dissect_l3l4() may dissect */
 	u32 used;			/* fl_dissector_keys[] the masks use */
 	unsigned int n;			/* in mask[]; grows under head->lock */
 	unsigned int room;		/* of mask[] */
@@ -678,46 +696,52 @@ fl_gtp_opt_policy[TCA_FLOWER_KEY_ENC_OPT_GTP_MAX + 1] = {
 
 #define FL_NLA_VALIDATE	(NL_VALIDATE_STRICT & ~NL_VALIDATE_NESTED)
 
-/* Dissector keys, each switched on only when the mask looks at it */
+/* Dissector keys, each switched on only when the mask looks at it.
+ * @l3l4: fl_dissect_l3l4() writes the key as the dissector would, or the
+ * dissector never writes it (metadata, dissected apart): an instance whose
+ * keys all have it may skip the dissector.
+ */
 struct fl_dissector_key {
 	enum flow_dissector_key_id id;
 	u16 offset;
 	u16 len;
+	bool l3l4;
 };
 
-#define FL_DISSECTOR_KEY(_id, _member) {				\
+#define FL_DISSECTOR_KEY(_id, _member, _l3l4) {				\
 	.id = FLOW_DISSECTOR_KEY_##_id,					\
 	.offset = offsetof(struct fl_flow_key, _member),		\
 	.len = sizeof_field(struct fl_flow_key, _member),		\
+	.l3l4 = _l3l4,							\
 }
 
 static const struct fl_dissector_key fl_dissector_keys[] = {
-	FL_DISSECTOR_KEY(CONTROL, control),
-	FL_DISSECTOR_KEY(BASIC, basic),
-	FL_DISSECTOR_KEY(ETH_ADDRS, eth),
-	FL_DISSECTOR_KEY(VLAN, vlan),
-	FL_DISSECTOR_KEY(IPV4_ADDRS, ipv4),
-	FL_DISSECTOR_KEY(IPV6_ADDRS, ipv6),
-	FL_DISSECTOR_KEY(PORTS, tp),
-	FL_DISSECTOR_KEY(PORTS_RANGE, tp_range),
-	FL_DISSECTOR_KEY(ICMP, icmp),
-	FL_DISSECTOR_KEY(ARP, arp),
-	FL_DISSECTOR_KEY(IP, ip),
-	FL_DISSECTOR_KEY(TCP, tcp),
-	FL_DISSECTOR_KEY(CVLAN, cvlan),
-	FL_DISSECTOR_KEY(NUM_OF_VLANS, num_of_vlans),
-	FL_DISSECTOR_KEY(PPPOE, pppoe),
-	FL_DISSECTOR_KEY(L2TPV3, l2tpv3),
-	FL_DISSECTOR_KEY(MPLS, mpls),
-	FL_DISSECTOR_KEY(HASH, hash),
-	FL_DISSECTOR_KEY(ENC_CONTROL, enc_control),
-	FL_DISSECTOR_KEY(ENC_KEYID, enc_keyid),
-	FL_DISSECTOR_KEY(ENC_IPV4_ADDRS, enc_ipv4),
-	FL_DISSECTOR_KEY(ENC_IPV6_ADDRS, enc_ipv6),
-	FL_DISSECTOR_KEY(ENC_PORTS, enc_tp),
-	FL_DISSECTOR_KEY(ENC_IP, enc_ip),
-	FL_DISSECTOR_KEY(CT, ct),
-	FL_DISSECTOR_KEY(ENC_OPTS, enc_opts),
+	FL_DISSECTOR_KEY(CONTROL, control, true),
+	FL_DISSECTOR_KEY(BASIC, basic, true),
+	FL_DISSECTOR_KEY(ETH_ADDRS, eth, true),
+	FL_DISSECTOR_KEY(VLAN, vlan, false),
+	FL_DISSECTOR_KEY(IPV4_ADDRS, ipv4, true),
+	FL_DISSECTOR_KEY(IPV6_ADDRS, ipv6, true),
+	FL_DISSECTOR_KEY(PORTS, tp, true),
+	FL_DISSECTOR_KEY(PORTS_RANGE, tp_range, true),
+	FL_DISSECTOR_KEY(ICMP, icmp, false),
+	FL_DISSECTOR_KEY(ARP, arp, false),
+	FL_DISSECTOR_KEY(IP, ip, true),
+	FL_DISSECTOR_KEY(TCP, tcp, false),
+	FL_DISSECTOR_KEY(CVLAN, cvlan, false),
+	FL_DISSECTOR_KEY(NUM_OF_VLANS, num_of_vlans, false),
+	FL_DISSECTOR_KEY(PPPOE, pppoe, false),
+	FL_DISSECTOR_KEY(L2TPV3, l2tpv3, false),
+	FL_DISSECTOR_KEY(MPLS, mpls, false),
+	FL_DISSECTOR_KEY(HASH, hash, true),
+	FL_DISSECTOR_KEY(ENC_CONTROL, enc_control, true),
+	FL_DISSECTOR_KEY(ENC_KEYID, enc_keyid, true),
+	FL_DISSECTOR_KEY(ENC_IPV4_ADDRS, enc_ipv4, true),
+	FL_DISSECTOR_KEY(ENC_IPV6_ADDRS, enc_ipv6, true),
+	FL_DISSECTOR_KEY(ENC_PORTS, enc_tp, true),
+	FL_DISSECTOR_KEY(ENC_IP, enc_ip, true),
+	FL_DISSECTOR_KEY(CT, ct, true),
+	FL_DISSECTOR_KEY(ENC_OPTS, enc_opts, true),
 };
 
 /* NL_SET_ERR_MSG_ATTR() for a message taken from a table (fl_need_msg[]
@@ -779,12 +803,14 @@ static void fl_set_masked_key(struct fl_flow_key *mkey,
 		*lmkey++ = *lkey++ & *lmask++;
 }
 
-/* The filter tables hash and compare masked keys long by long.  jhash2,
- * the rhashtable default, costs about twice as many instructions per byte
- * and an indirect call.  Keys come from CAP_NET_ADMIN, not from packets,
- * and each table has its own random seed; the last step spreads every
- * input bit into the low bits the table takes for the bucket index.  A
- * range is at least one long (fl_mask_update_range()).
+/* The filter tables hash and compare masked keys long by long, and only
+ * the longs the mask is not zero in (mask->words): a filter on the IPv4
+ * destination and the protocol reads two longs, not the five its range
+ * spans.  jhash2, the rhashtable default, costs about twice as many
+ * instructions per byte and an indirect call.  Keys come from
+ * CAP_NET_ADMIN, not from packets, and each table has its own random
+ * seed; the last step spreads every input bit into the low bits the
+ * table takes for the bucket index.
  *
  * What a table hashes is a key seen through a mask: a packet's key is
  * shared by every mask of the instance, so it is not masked in place;
@@ -795,14 +821,13 @@ static void fl_set_masked_key(struct fl_flow_key *mkey,
 static u32 fl_hashfn(const void *data, u32 len, u32 seed)
 {
 	const struct fl_lookup_key *lk = data;
-	const unsigned long *k = fl_key_start(lk->key, lk->mask);
-	const unsigned long *m = fl_key_start(&lk->mask->key, lk->mask);
-	const unsigned long *end = (const void *)k + len;
+	const unsigned long *k = (const unsigned long *)lk->key;
+	const unsigned long *m = (const unsigned long *)&lk->mask->key;
+	const u8 *w = lk->mask->words, *end = w + lk->mask->nwords;
 	u64 h = seed;
 
-	do
-		h = (rol64(h, 5) ^ (*k & *m++)) * GOLDEN_RATIO_64;
-	while (++k < end);
+	for (; w < end; w++)
+		h = (rol64(h, 5) ^ (k[*w] & m[*w])) * GOLDEN_RATIO_64;
 	h ^= h >> 29;
 	return (h * GOLDEN_RATIO_64) >> 32;
 }
@@ -811,15 +836,14 @@ static int fl_cmpfn(struct rhashtable_compare_arg *arg, const void *obj)
 {
 	const struct fl_lookup_key *lk = arg->key;
 	const struct cls_fl_filter *f = obj;
-	const unsigned long *k = fl_key_start(lk->key, lk->mask);
-	const unsigned long *m = fl_key_start(&lk->mask->key, lk->mask);
-	const unsigned long *b = fl_key_start(&f->mkey, lk->mask);
-	const unsigned long *end = (const void *)k + fl_mask_range(lk->mask);
+	const unsigned long *k = (const unsigned long *)lk->key;
+	const unsigned long *m = (const unsigned long *)&lk->mask->key;
+	const unsigned long *b = (const unsigned long *)&f->mkey;
+	const u8 *w = lk->mask->words, *end = w + lk->mask->nwords;
 	unsigned long diff = 0;
 
-	do
-		diff |= (*k & *m++) ^ *b++;
-	while (++k < end);
+	for (; w < end; w++)
+		diff |= (k[*w] & m[*w]) ^ b[*w];
 	return diff != 0;
 }
 
@@ -928,6 +952,143 @@ static noinline void fl_dissect_first_frag(struct sk_buff *skb,
 	key->l2tpv3 = fk.l2tpv3;
 }
 
+/* An L4 protocol after which the dissector reads another header, or
+ * stops in front of one (fl_dissect() stops before an encapsulation)
+ */
+static bool fl_ip_proto_nests(u8 ip_proto, bool ipv6)
+{
+	switch (ip_proto) {
+	case IPPROTO_GRE:
+	case IPPROTO_IPIP:
+	case IPPROTO_IPV6:
+	case IPPROTO_MPLS:
+		return true;
+	case NEXTHDR_HOP:
+	case NEXTHDR_ROUTING:
+	case NEXTHDR_DEST:
+	case NEXTHDR_FRAGMENT:
+		return ipv6;
+	}
+	return false;
+}
+
+/* The IPv4 header's keys: false, with nothing written, for a header the
+ * dissector finds bad or one it reads past
+ */
+static bool fl_dissect_ipv4(const struct sk_buff *skb,
+			    const struct flow_dissector *d,
+			    struct fl_flow_key *key, int *nhoff, u8 *ip_proto)
+{
+	const struct iphdr *iph;
+	struct iphdr _iph __uninitialized;
+
+	iph = skb_header_pointer(skb, *nhoff, sizeof(_iph), &_iph);
+	if (!iph || iph->ihl < 5 || fl_ip_proto_nests(iph->protocol, false))
+		return false;
+	*nhoff += iph->ihl * 4;
+	*ip_proto = iph->protocol;
+	if (dissector_uses_key(d, FLOW_DISSECTOR_KEY_IPV4_ADDRS)) {
+		key->ipv4.src = iph->saddr;
+		key->ipv4.dst = iph->daddr;
+		key->control.addr_type = FLOW_DISSECTOR_KEY_IPV4_ADDRS;
+	}
+	if (dissector_uses_key(d, FLOW_DISSECTOR_KEY_IP)) {
+		key->ip.tos = iph->tos;
+		key->ip.ttl = iph->ttl;
+	}
+	/* A fragment has no L4 keys (no FLOW_DISSECTOR_F_PARSE_1ST_FRAG) */
+	if (ip_is_fragment(iph)) {
+		key->control.flags |= FLOW_DIS_IS_FRAGMENT;
+		if (!(iph->frag_off & htons(IP_OFFSET)))
+			key->control.flags |= FLOW_DIS_FIRST_FRAG;
+	}
+	return true;
+}
+
+static bool fl_dissect_ipv6(const struct sk_buff *skb,
+			    const struct flow_dissector *d,
+			    struct fl_flow_key *key, int *nhoff, u8 *ip_proto)
+{
+	const struct ipv6hdr *iph;
+	struct ipv6hdr _iph __uninitialized;
+
+	iph = skb_header_pointer(skb, *nhoff, sizeof(_iph), &_iph);
+	if (!iph || fl_ip_proto_nests(iph->nexthdr, true))
+		return false;
+	*nhoff += sizeof(*iph);
+	*ip_proto = iph->nexthdr;
+	if (dissector_uses_key(d, FLOW_DISSECTOR_KEY_IPV6_ADDRS)) {
+		key->ipv6.src = iph->saddr;
+		key->ipv6.dst = iph->daddr;
+		key->control.addr_type = FLOW_DISSECTOR_KEY_IPV6_ADDRS;
+	}
+	if (dissector_uses_key(d, FLOW_DISSECTOR_KEY_IP)) {
+		key->ip.tos = ipv6_get_dsfield(iph);
+		key->ip.ttl = iph->hop_limit;
+	}
+	return true;
+}
+
+/* Whether a BPF flow dissector is attached where __skb_flow_dissect()
+ * would run it in place of its own parsing
+ */
+static bool fl_bpf_dissector(const struct net_device *dev)
+{
+	enum netns_bpf_attach_type type = NETNS_BPF_FLOW_DISSECTOR;
+
+	return rcu_access_pointer(init_net.bpf.run_array[type]) ||
+	       rcu_access_pointer(dev_net(dev)->bpf.run_array[type]);
+}
+
+/* The instance's keys of an untagged IPv4 or IPv6 packet, as
+ * __skb_flow_dissect() would write them for masks->dissector, without
+ * its walk over every protocol and key (masks->l3l4: every key of the
+ * instance is one this writes or one the dissector never writes).  False,
+ * with nothing written, for any packet the dissector would take further
+ * or treat otherwise: a VLAN tag, another ethertype, a header it finds
+ * bad, an IPv6 extension header, an encapsulation, a BPF flow dissector.
+ * The key is cleared, so a key the packet lacks stays zero, as there.
+ */
+static __flatten bool fl_dissect_l3l4(const struct sk_buff *skb,
+				      const struct fl_masks *masks,
+				      struct fl_flow_key *key)
+{
+	const struct flow_dissector *d = &masks->dissector;
+	int nhoff = skb_network_offset(skb);
+	u8 ip_proto = 0;
+	__be32 ports;
+
+	if (skb_vlan_tag_present(skb) || !skb->dev ||
+	    fl_bpf_dissector(skb->dev))
+		return false;
+	if (skb->protocol == htons(ETH_P_IP)) {
+		if (!fl_dissect_ipv4(skb, d, key, &nhoff, &ip_proto))
+			return false;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		if (!fl_dissect_ipv6(skb, d, key, &nhoff, &ip_proto))
+			return false;
+	} else {
+		return false;
+	}
+	if (dissector_uses_key(d, FLOW_DISSECTOR_KEY_ETH_ADDRS) &&
+	    skb->dev->type == ARPHRD_ETHER && skb_mac_header_was_set(skb))
+		memcpy(&key->eth, eth_hdr(skb), sizeof(key->eth));
+	if (!(key->control.flags & FLOW_DIS_IS_FRAGMENT) &&
+	    (dissector_uses_key(d, FLOW_DISSECTOR_KEY_PORTS) ||
+	     dissector_uses_key(d, FLOW_DISSECTOR_KEY_PORTS_RANGE))) {
+		ports = __skb_flow_get_ports(skb, nhoff, ip_proto, NULL, 0);
+		if (dissector_uses_key(d, FLOW_DISSECTOR_KEY_PORTS))
+			key->tp.ports = ports;
+		if (dissector_uses_key(d, FLOW_DISSECTOR_KEY_PORTS_RANGE))
+			key->tp_range.tp.ports = ports;
+	}
+	/* nhoff is at most the network offset and 60: no U16_MAX clamp */
+	key->control.thoff = min_t(u32, nhoff, skb->len);
+	key->basic.n_proto = skb->protocol;
+	key->basic.ip_proto = ip_proto;
+	return true;
+}
+
 /* The keys of every mask of the instance, from one pass over the packet */
 static void fl_dissect(struct sk_buff *skb, struct fl_masks *masks,
 		       struct fl_flow_key *key)
@@ -947,11 +1108,23 @@ static void fl_dissect(struct sk_buff *skb, struct fl_masks *masks,
 	if (masks->hash)
 		skb_flow_dissect_hash(skb, &masks->dissector, key);
 	/* Keys are the outer headers': do not descend into a tunnel */
-	skb_flow_dissect(skb, &masks->dissector, key,
-			 FLOW_DISSECTOR_F_STOP_BEFORE_ENCAP);
+	if (!masks->l3l4 || !fl_dissect_l3l4(skb, masks, key))
+		skb_flow_dissect(skb, &masks->dissector, key,
+				 FLOW_DISSECTOR_F_STOP_BEFORE_ENCAP);
 	if (unlikely(masks->frag_l4) &&
 	    (key->control.flags & FLOW_DIS_FIRST_FRAG))
 		fl_dissect_first_frag(skb, key);
+}
+
+/* The filter of @mask whose masked key is @lk's.  The only caller of
+ * rhashtable_lookup_fast() on filter tables: with one call site the
+ * compiler inlines it, and with it fl_hashfn() and fl_cmpfn(), instead
+ * of calling them through pointers from a shared out-of-line copy.
+ */
+static __flatten struct cls_fl_filter *
+fl_mask_lookup(struct fl_flow_mask *mask, const struct fl_lookup_key *lk)
+{
+	return rhashtable_lookup_fast(&mask->ht, lk, fl_lookup_params);
 }
 
 static bool fl_port_in_range(__be16 port, __be16 min, __be16 max)
@@ -999,7 +1172,7 @@ fl_lookup_range_index(const struct fl_range_index *idx,
 			k->tp_min.src = c->min;
 			k->tp_max.src = c->max;
 		}
-		f = rhashtable_lookup_fast(&mask->ht, lk, fl_lookup_params);
+		f = fl_mask_lookup(mask, lk);
 		if (f)
 			return f;
 	}
@@ -1033,7 +1206,7 @@ fl_lookup_range(struct fl_flow_mask *mask, struct fl_lookup_key *lk,
 			continue;
 		key->tp_range.tp_min = k->tp_min;
 		key->tp_range.tp_max = k->tp_max;
-		f = rhashtable_lookup_fast(&mask->ht, lk, fl_lookup_params);
+		f = fl_mask_lookup(mask, lk);
 		if (f)
 			return f;
 	}
@@ -1063,8 +1236,7 @@ fl_lookup(struct fl_masks *masks, struct fl_flow_key *key)
 		if (unlikely(mask->ranges))
 			f = fl_lookup_range(mask, &lk, key, ports);
 		else
-			f = rhashtable_lookup_fast(&mask->ht, &lk,
-						   fl_lookup_params);
+			f = fl_mask_lookup(mask, &lk);
 		if (f && !tc_skip_sw(f->flags))
 			return f;
 	}
@@ -3032,13 +3204,21 @@ err_discard:
 
 static void fl_mask_update_range(struct fl_flow_mask *mask)
 {
+	const unsigned long *longs = (const unsigned long *)&mask->key;
 	const u8 *bytes = (const u8 *)&mask->key;
 	size_t size = sizeof(mask->key);
 	const u8 *first = memchr_inv(bytes, 0, size);
 	size_t last = size - 1;
+	unsigned int i;
 
+	BUILD_BUG_ON(FL_KEY_LONGS - 1 > U8_MAX);
+	mask->nwords = 0;
+	for (i = 0; i < FL_KEY_LONGS; i++)
+		if (longs[i])
+			mask->words[mask->nwords++] = i;
 	if (!first) {
 		/* Matches everything: hash one all-zero long */
+		mask->words[mask->nwords++] = 0;
 		mask->range.start = 0;
 		mask->range.end = sizeof(long);
 		return;
@@ -3106,6 +3286,14 @@ static void fl_keys_count(struct cls_fl_head *head,
 			head->key_users[i] += n;
 }
 
+/* Only for the bench and difftest: with false, an instance's next change
+ * after it is set makes the instance dissect every packet with the
+ * dissector (both paths from one module).
+ */
+static bool l3l4_dissect = true;
+module_param(l3l4_dissect, bool, 0644);
+MODULE_PARM_DESC(l3l4_dissect, "Dissect IPv4/IPv6 keys without the flow dissector (bench)");
+
 /* The dissector of @used, the union of the masks' keys; classify clears
  * the key up to the end of the last of them
  */
@@ -3113,6 +3301,7 @@ static void fl_masks_init_dissector(struct fl_masks *masks, u32 used)
 {
 	struct flow_dissector_key keys[ARRAY_SIZE(fl_dissector_keys)];
 	unsigned int i, cnt = 0, end = 0;
+	bool l3l4 = READ_ONCE(l3l4_dissect);
 
 	BUILD_BUG_ON(ARRAY_SIZE(fl_dissector_keys) >
 		     ARRAY_SIZE(((struct cls_fl_head *)0)->key_users));
@@ -3125,11 +3314,13 @@ static void fl_masks_init_dissector(struct fl_masks *masks, u32 used)
 		keys[cnt].key_id = dk->id;
 		keys[cnt].offset = dk->offset;
 		cnt++;
+		l3l4 &= dk->l3l4;
 		end = max_t(unsigned int, end, dk->offset + dk->len);
 	}
 
 	skb_flow_dissector_init(&masks->dissector, keys, cnt);
 	masks->clear_end = roundup(end, sizeof(long));
+	masks->l3l4 = l3l4;
 	masks->tunnel = dissector_uses_key(&masks->dissector,
 					   FLOW_DISSECTOR_KEY_ENC_CONTROL);
 	masks->ct = dissector_uses_key(&masks->dissector,
