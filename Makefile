@@ -257,7 +257,7 @@ run:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory guest
 	$(if $(filter debug,$(VARIANT)),,@$(MAKE) --no-print-directory offload-drv)
-	$(REPO)/guest/run --variant $(VARIANT) -- $(PYTHON) -m tdc.tdc -c flower -J 2
+	$(REPO)/guest/run --variant $(VARIANT) -- $(PYTHON) -m tdc.tdc -c flower -J 3
 
 test:
 	@$(MAKE) --no-print-directory deps
@@ -306,7 +306,7 @@ compare:
 		start=$$(date +%s); rc=0; \
 		$(REPO)/guest/run --variant $$v --timeout 7200 \
 			--console-log $(BUILD)/logs/console-compare-$$v.log -- \
-			$(PYTHON) -m tdc.tdc -c flower -J 2 \
+			$(PYTHON) -m tdc.tdc -c flower -J 3 \
 			--tap $(COMPARE_OUT)/$$v.tap >$(COMPARE_OUT)/$$v.out 2>&1 || rc=$$?; \
 		took=$$(( $$(date +%s) - start )); \
 		echo "$$v=$$took" >>$(COMPARE_OUT)/seconds; \
