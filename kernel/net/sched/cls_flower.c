@@ -1117,9 +1117,10 @@ static void fl_dissect(struct sk_buff *skb, struct fl_masks *masks,
 }
 
 /* The filter of @mask whose masked key is @lk's.  The only caller of
- * rhashtable_lookup_fast() on filter tables: with one call site the
- * compiler inlines it, and with it fl_hashfn() and fl_cmpfn(), instead
- * of calling them through pointers from a shared out-of-line copy.
+ * rhashtable_lookup_fast() on filter tables, flattened: the lookup, and
+ * with it fl_hashfn() and fl_cmpfn(), are inlined here.  Without it the
+ * compiler made one out-of-line copy of the lookup for all its callers,
+ * which called the two through pointers for every packet.
  */
 static __flatten struct cls_fl_filter *
 fl_mask_lookup(struct fl_flow_mask *mask, const struct fl_lookup_key *lk)
@@ -3202,13 +3203,12 @@ err_discard:
 	return ERR_PTR(err);
 }
 
+/* The longs of the key @mask is not zero in (mask->words), and the range
+ * from the first of them to the last
+ */
 static void fl_mask_update_range(struct fl_flow_mask *mask)
 {
 	const unsigned long *longs = (const unsigned long *)&mask->key;
-	const u8 *bytes = (const u8 *)&mask->key;
-	size_t size = sizeof(mask->key);
-	const u8 *first = memchr_inv(bytes, 0, size);
-	size_t last = size - 1;
 	unsigned int i;
 
 	BUILD_BUG_ON(FL_KEY_LONGS - 1 > U8_MAX);
@@ -3216,18 +3216,11 @@ static void fl_mask_update_range(struct fl_flow_mask *mask)
 	for (i = 0; i < FL_KEY_LONGS; i++)
 		if (longs[i])
 			mask->words[mask->nwords++] = i;
-	if (!first) {
-		/* Matches everything: hash one all-zero long */
+	/* Matches everything: hash one all-zero long */
+	if (!mask->nwords)
 		mask->words[mask->nwords++] = 0;
-		mask->range.start = 0;
-		mask->range.end = sizeof(long);
-		return;
-	}
-
-	while (!bytes[last])
-		last--;
-	mask->range.start = rounddown(first - bytes, sizeof(long));
-	mask->range.end = roundup(last + 1, sizeof(long));
+	mask->range.start = mask->words[0] * sizeof(long);
+	mask->range.end = (mask->words[mask->nwords - 1] + 1) * sizeof(long);
 }
 
 static bool fl_dissector_key_used(const struct fl_flow_mask *mask,
