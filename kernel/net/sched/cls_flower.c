@@ -210,12 +210,14 @@
 /* The keys most filters use come first and the rarer ones last: classify
  * clears the key up to the end of the last key the instance uses.  The
  * filter tables hash and compare only the longs a mask is not zero in
- * (mask->words), wherever they lie.
+ * (mask->words), wherever they lie: basic and control come first, so
+ * that the protocol, ip_proto and addr_type share the first long (a
+ * filter on an address and the protocol reads two longs, not three).
  */
 struct fl_flow_key {
-	struct flow_dissector_key_meta meta;	/* ingress_ifindex only */
-	struct flow_dissector_key_control control;
 	struct flow_dissector_key_basic basic;
+	struct flow_dissector_key_control control;
+	struct flow_dissector_key_meta meta;	/* ingress_ifindex only */
 	struct flow_dissector_key_eth_addrs eth;
 	struct flow_dissector_key_vlan vlan;
 	union {
@@ -298,6 +300,7 @@ struct fl_masks {
 	bool ct;			/* a mask uses the conntrack key */
 	bool ranges;			/* a mask has port ranges */
 	bool hash;			/* a mask uses the hash key */
+	bool metadata;			/* any of tunnel, ct, hash */
 	bool frag_l4;			/* ... a first fragment's L4 keys */
 	bool l3l4;			/* fl_dissect_l3l4() may dissect */
 	u32 used;			/* fl_dissector_keys[] the masks use */
@@ -805,7 +808,7 @@ static void fl_set_masked_key(struct fl_flow_key *mkey,
 
 /* The filter tables hash and compare masked keys long by long, and only
  * the longs the mask is not zero in (mask->words): a filter on the IPv4
- * destination and the protocol reads two longs, not the five its range
+ * destination and the protocol reads two longs, not the six its range
  * spans.  jhash2, the rhashtable default, costs about twice as many
  * instructions per byte and an indirect call.  Keys come from
  * CAP_NET_ADMIN, not from packets, and each table has its own random
@@ -826,8 +829,10 @@ static u32 fl_hashfn(const void *data, u32 len, u32 seed)
 	const u8 *w = lk->mask->words, *end = w + lk->mask->nwords;
 	u64 h = seed;
 
-	for (; w < end; w++)
+	/* A mask has at least one word (fl_mask_update_range()) */
+	do {
 		h = (rol64(h, 5) ^ (k[*w] & m[*w])) * GOLDEN_RATIO_64;
+	} while (++w < end);
 	h ^= h >> 29;
 	return (h * GOLDEN_RATIO_64) >> 32;
 }
@@ -842,8 +847,9 @@ static int fl_cmpfn(struct rhashtable_compare_arg *arg, const void *obj)
 	const u8 *w = lk->mask->words, *end = w + lk->mask->nwords;
 	unsigned long diff = 0;
 
-	for (; w < end; w++)
+	do {
 		diff |= (k[*w] & m[*w]) ^ b[*w];
+	} while (++w < end);
 	return diff != 0;
 }
 
@@ -1101,12 +1107,15 @@ static void fl_dissect(struct sk_buff *skb, struct fl_masks *masks,
 	memset_l((unsigned long *)key, 0, masks->clear_end / sizeof(long));
 	key->meta.ingress_ifindex = skb->skb_iif;
 	/* Metadata keys: not even a call when no mask uses them */
-	if (masks->tunnel)
-		skb_flow_dissect_tunnel_info(skb, &masks->dissector, key);
-	if (masks->ct)
-		fl_dissect_ct(skb, masks, key);
-	if (masks->hash)
-		skb_flow_dissect_hash(skb, &masks->dissector, key);
+	if (unlikely(masks->metadata)) {
+		if (masks->tunnel)
+			skb_flow_dissect_tunnel_info(skb, &masks->dissector,
+						     key);
+		if (masks->ct)
+			fl_dissect_ct(skb, masks, key);
+		if (masks->hash)
+			skb_flow_dissect_hash(skb, &masks->dissector, key);
+	}
 	/* Keys are the outer headers': do not descend into a tunnel */
 	if (!masks->l3l4 || !fl_dissect_l3l4(skb, masks, key))
 		skb_flow_dissect(skb, &masks->dissector, key,
@@ -3293,7 +3302,10 @@ MODULE_PARM_DESC(l3l4_dissect, "Dissect IPv4/IPv6 keys without the flow dissecto
 static void fl_masks_init_dissector(struct fl_masks *masks, u32 used)
 {
 	struct flow_dissector_key keys[ARRAY_SIZE(fl_dissector_keys)];
-	unsigned int i, cnt = 0, end = 0;
+	/* fl_dissect() writes the ingress ifindex, which is no dissector
+	 * key: the cleared bytes, which the cache's key is, hold it too
+	 */
+	unsigned int i, cnt = 0, end = offsetofend(struct fl_flow_key, meta);
 	bool l3l4 = READ_ONCE(l3l4_dissect);
 
 	BUILD_BUG_ON(ARRAY_SIZE(fl_dissector_keys) >
@@ -3320,6 +3332,7 @@ static void fl_masks_init_dissector(struct fl_masks *masks, u32 used)
 				       FLOW_DISSECTOR_KEY_CT);
 	masks->hash = dissector_uses_key(&masks->dissector,
 					 FLOW_DISSECTOR_KEY_HASH);
+	masks->metadata = masks->tunnel || masks->ct || masks->hash;
 	masks->ranges = dissector_uses_key(&masks->dissector,
 					   FLOW_DISSECTOR_KEY_PORTS_RANGE);
 	masks->frag_l4 = dissector_uses_key(&masks->dissector,
