@@ -22,6 +22,10 @@
 #   make bench-jobs            the flower corpus at tdc.py -J 1, 2, 3 in
 #                              one run (~20 min): speed-up, host CPU, and
 #                              the host's own parallel ceiling
+#   make bench-insns           one packet's classify instructions by
+#                              function, ours' fl_classify() and u32's,
+#                              counted by gdb on QEMU's gdb stub (~15 s;
+#                              bench/insns.py)
 #   make bench-docs            copy the last real runs into docs/bench/
 #   make bench-masks           10,000 masks in one prio added in one tc -b
 #                              and deleted one by one, ours and stock in
@@ -61,7 +65,7 @@ BENCH_JOBS     := $(BUILD)/guest-out/jobs
 JOBS_ARGS      ?=
 
 .PHONY: bench bench-smoke bench-report bench-docs bench-jobs bench-insert \
-        bench-masks bench-stock-next bench-stock-next-report
+        bench-masks bench-stock-next bench-stock-next-report bench-insns
 
 bench:
 	@$(MAKE) --no-print-directory deps
@@ -150,7 +154,19 @@ bench-insert:
 		--module stock=$(call KO_PATH,stock) --module ours=$(call KO_PATH,ours)
 	@cat $(BENCH_INSERT)/insert_ab.md
 
+# Where one packet's classify instructions go, by function: ours' module
+# and u32, counted by gdb on QEMU's gdb stub (bench/insns.py); writes
+# build/guest-out/bench-insns/insns.md.  INSNS_PORT: the stub's TCP port.
+INSNS_OUT      := $(BUILD)/guest-out/bench-insns
+INSNS_PORT     ?= 12345
+DEB_PACKAGES   += gdb
+bench-insns:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory guest
+	@cd $(REPO) && $(PYTHON) -m bench.insns run $(INSNS_OUT) $(call KO_PATH,ours) $(INSNS_PORT)
+
 bench-docs:
+	@if [ -f $(INSNS_OUT)/insns.md ]; then cp $(INSNS_OUT)/insns.md $(BENCH_DOCS)/; fi
 	@if [ -f $(BENCH_JOBS)/table.md ]; then mkdir -p $(BENCH_DOCS)/jobs; \
 		cp $(BENCH_JOBS)/table.md $(BENCH_JOBS)/results.json $(BENCH_DOCS)/jobs/; fi
 	@if [ -f $(BENCH_INSERT)/insert_ab.md ]; then \
