@@ -78,13 +78,6 @@ KNOWN = [
          fields=('extack',),
          reason='"Mask does not fit the template": stock prefixes its '
                 'module name (NL_SET_ERR_MSG_MOD), ours does not'),
-    dict(name='geneve-option-lengths',
-         items=r'geneve_opts',
-         fields=('log',),
-         reason='Geneve options: ours matches the option lengths '
-                'exactly, so the length bits of the enc_opts mask are all '
-                'set; stock masks a length with itself (README, "by '
-                'design").  Drivers see the lengths as exact'),
     dict(name='geneve-option-too-long-message',
          items=r'geneve_opts',
          fields=('extack',),

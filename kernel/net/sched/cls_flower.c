@@ -401,6 +401,7 @@ struct fl_tmplt {
 	struct fl_flow_key mask;
 	struct tcf_chain *chain;
 	struct flow_dissector dissector;	/* for drivers */
+	struct fl_flow_key hw_mask;		/* for drivers */
 };
 
 /* What the filter's protocol and ip_proto must be for a key to apply.  A
@@ -1707,8 +1708,45 @@ static void fl_hw_dissector_init(struct flow_dissector *dissector,
 	skb_flow_dissector_init(dissector, keys, cnt);
 }
 
+/* The Geneve option at @off, laid out as on the wire */
+static struct geneve_opt *fl_geneve_opt(struct flow_dissector_key_enc_opts *o,
+					unsigned int off)
+{
+	return (struct geneve_opt *)&o->data[off];
+}
+
+static unsigned int fl_geneve_opt_len(const struct geneve_opt *opt)
+{
+	return sizeof(*opt) + opt->length * 4;
+}
+
+/* @hw, a copy of a mask, as drivers get it for @key's Geneve options:
+ * with the options' lengths as @key has them and the option kind Geneve,
+ * as the tree's flower gives them.  Software matches the lengths exactly,
+ * so the mask's lengths have all their bits set (fl_set_key_geneve_opts());
+ * but drivers read a mask's lengths as lengths: nfp copies enc_opts.len
+ * bytes of options into its rule, mlx5e an option's length times four
+ * into a u32.
+ */
+static void fl_hw_geneve_lengths(struct fl_flow_key *hw,
+				 struct fl_flow_key *key)
+{
+	struct geneve_opt *opt;
+	unsigned int off;
+
+	if (key->enc_opts.dst_opt_type != TUNNEL_GENEVE_OPT)
+		return;
+	hw->enc_opts.len = key->enc_opts.len;
+	hw->enc_opts.dst_opt_type = TUNNEL_GENEVE_OPT;
+	for (off = 0; off < key->enc_opts.len; off += fl_geneve_opt_len(opt)) {
+		opt = fl_geneve_opt(&key->enc_opts, off);
+		fl_geneve_opt(&hw->enc_opts, off)->length = opt->length;
+	}
+}
+
 /* The rule for @f seen through @mask, with @dissector, the caller's, for
- * the time of one call.  The caller frees cls->rule (fl_hw_rule_free()).
+ * the time of one call.  The caller frees cls->rule and the mask it may
+ * hold (fl_hw_rule_free() with the same @mask).
  */
 static int fl_hw_rule_init(struct flow_cls_offload *cls, struct tcf_proto *tp,
 			   struct cls_fl_filter *f,
@@ -1731,19 +1769,37 @@ static int fl_hw_rule_init(struct flow_cls_offload *cls, struct tcf_proto *tp,
 	cls->rule->match.dissector = dissector;
 	cls->rule->match.mask = (void *)mask;
 	cls->rule->match.key = &f->mkey;
+	if (f->mkey.enc_opts.dst_opt_type == TUNNEL_GENEVE_OPT) {
+		cls->rule->match.mask = kmemdup(mask, sizeof(*mask),
+						GFP_KERNEL);
+		if (!cls->rule->match.mask) {
+			err = -ENOMEM;
+			goto err_rule;
+		}
+		fl_hw_geneve_lengths(cls->rule->match.mask, &f->mkey);
+	}
 
 	err = tc_setup_offload_action(&cls->rule->action, &f->exts,
 				      cls->common.extack);
-	if (err) {
-		kfree(cls->rule);
-		cls->rule = NULL;
-	}
+	if (err)
+		goto err_mask;
+	return 0;
+
+err_mask:
+	if (cls->rule->match.mask != mask)
+		kfree(cls->rule->match.mask);
+err_rule:
+	kfree(cls->rule);
+	cls->rule = NULL;
 	return err;
 }
 
-static void fl_hw_rule_free(struct flow_cls_offload *cls)
+static void fl_hw_rule_free(struct flow_cls_offload *cls,
+			    const struct fl_flow_key *mask)
 {
 	tc_cleanup_offload_action(&cls->rule->action);
+	if (cls->rule->match.mask != mask)
+		kfree(cls->rule->match.mask);
 	kfree(cls->rule);
 }
 
@@ -1808,7 +1864,7 @@ static int fl_hw_replace_filter(struct tcf_proto *tp, struct cls_fl_filter *f,
 
 	err = tc_setup_cb_add(block, tp, TC_SETUP_CLSFLOWER, &cls, skip_sw,
 			      &f->flags, &f->in_hw_count, rtnl_held);
-	fl_hw_rule_free(&cls);
+	fl_hw_rule_free(&cls, mask);
 	if (err) {
 		/* cls_api refuses skip_sw before it asks any driver */
 		if (err == -EOPNOTSUPP && READ_ONCE(block->nooffloaddevcnt))
@@ -1866,7 +1922,7 @@ static void fl_hw_tmplt_init(struct flow_cls_offload *cls,
 	cls->cookie = (unsigned long)tmplt;
 	if (cls->rule) {
 		cls->rule->match.dissector = &tmplt->dissector;
-		cls->rule->match.mask = &tmplt->mask;
+		cls->rule->match.mask = &tmplt->hw_mask;
 		cls->rule->match.key = &tmplt->key;
 	}
 }
@@ -2645,18 +2701,6 @@ static void fl_set_key_enc_control(struct nlattr **tb,
 		key->enc_control.addr_type = FL_TUNNEL_ANY;
 		mask->enc_control.addr_type = FL_TUNNEL_ANY;
 	}
-}
-
-/* The Geneve option at @off, laid out as on the wire */
-static struct geneve_opt *fl_geneve_opt(struct flow_dissector_key_enc_opts *o,
-					unsigned int off)
-{
-	return (struct geneve_opt *)&o->data[off];
-}
-
-static unsigned int fl_geneve_opt_len(const struct geneve_opt *opt)
-{
-	return sizeof(*opt) + opt->length * 4;
 }
 
 /* Appends one TCA_FLOWER_KEY_ENC_OPTS_GENEVE option to @opts */
@@ -4055,7 +4099,7 @@ static int fl_reoffload(struct tcf_proto *tp, bool add, flow_setup_cb_t *cb,
 						    TC_SETUP_CLSFLOWER, &cls,
 						    cb_priv, &f->flags,
 						    &f->in_hw_count);
-			fl_hw_rule_free(&cls);
+			fl_hw_rule_free(&cls, &f->mask->key);
 		} else if (err != -ENOMEM && !tc_skip_sw(f->flags)) {
 			err = 0;	/* its actions stay in software */
 		}
@@ -4572,6 +4616,8 @@ static void *fl_tmplt_create(struct net *net, struct tcf_chain *chain,
 
 	tmplt->chain = chain;
 	fl_hw_dissector_init(&tmplt->dissector, &tmplt->mask);
+	tmplt->hw_mask = tmplt->mask;
+	fl_hw_geneve_lengths(&tmplt->hw_mask, &tmplt->key);
 	cls.rule = flow_rule_alloc(0);
 	if (!cls.rule) {
 		kfree(tmplt);
