@@ -249,6 +249,10 @@ STOCK_SERIES_DRIVERS = {
          'masks\' keys; each mask keeps its own dissector, which drivers '
          'are given (a driver given the union is what offload/canary.py\'s '
          'union canary makes)'),
+    12: ('no', 'software skips a Geneve options mask for a packet whose '
+         'options lengths are not the mask\'s; the mask keeps the '
+         'filter\'s lengths (nfp and mlx5e read them as lengths, not as '
+         'masks), so the rule drivers get is unchanged'),
 }
 
 # The pairs the oracle knows: (A, B) -> its declaration table and mode.

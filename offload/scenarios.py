@@ -42,7 +42,7 @@ no driver takes.
                    patch of kernel/stock-series, N its number: the
                    requests each patch is about (docs/stock-series.md),
                    so that the smoke meets every patch, the ones that
-                   must not change what drivers get (3, 6-10) included
+                   must not change what drivers get (3, 6-12) included
 """
 from offload.common import BINDINGS, DEV_C, INDIRECT_SUFFIX
 
@@ -465,6 +465,13 @@ def stock_series_items(A, B):
                  fadd(IA, 'prio 1 handle 4 %s ip_proto udp src_port 53 '
                       'action drop' % F),
                  show(IA), flush(IA), noclsact(A)]),
+        one(12, 'geneve-opts', 'Geneve options: one, two, one under a '
+            'partial mask', [
+                F + ' geneve_opts 0102:80:00880022 action drop',
+                F + ' geneve_opts 0102:80:00880022,0103:81:11223344 '
+                'action drop',
+                F + ' geneve_opts 0102:80:00880022/ffff:ff:0000ffff '
+                'enc_key_id 42 action drop']),
     ]
 
 
