@@ -13,6 +13,7 @@ with interrupts and timers off, so the count is of that one call.
 """
 import collections
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -65,15 +66,15 @@ def parse(lines):
     return out
 
 
-def table(counts, module, kernel):
+def table(counts, module, kernel, commit):
     """Markdown: per classify function, its callees' instructions."""
     rows = ["# Instructions per classify call, by function", "",
-            "One ICMP echo request through a `protocol ip` filter on a "
-            "veth's clsact ingress, in the guest (ours' kernel %s, "
-            "cls_flower srcversion %s); every instruction from the "
-            "classify function's entry to its return, counted by gdb "
-            "single-stepping the guest (`make bench-insns`, "
-            "bench/insns.py)." % (kernel, module), ""]
+            "Commit measured: %s (ours' cls_flower srcversion %s, kernel "
+            "%s).  One ICMP echo request through a `protocol ip` filter "
+            "on a veth's clsact ingress, in the guest; every instruction "
+            "from the classify function's entry to its return, counted by "
+            "gdb single-stepping the guest (`make bench-insns`, "
+            "bench/insns.py)." % (commit, module, kernel), ""]
     for fn in FUNCS:
         hits = counts.get(fn)
         if not hits:
@@ -92,16 +93,17 @@ def table(counts, module, kernel):
 
 def run(out, ko, port="12345", hits="3"):
     """Boot the guest with the gdb stub, count, write OUT/insns.md."""
+    from flower import guest as guest_api   # not in gdb's own Python
     os.makedirs(out, exist_ok=True)
     ready = os.path.join(out, "guest")
+    shutil.rmtree(ready, ignore_errors=True)    # no last run's "ready"
     env = dict(os.environ)
     env["TDC_QEMU_EXTRA"] = (env.get("TDC_QEMU_EXTRA", "") +
                              " -gdb tcp::%s" % port).strip()
     guest = subprocess.Popen(
-        [os.path.join(REPO, "guest/run"), "--variant", "ours",
-         "--append", "nokaslr", "--timeout", "900",
-         "--console-log", os.path.join(out, "console.log"), "--",
-         "sh", "bench/insns_guest.sh", ready],
+        guest_api.command(["sh", "bench/insns_guest.sh", ready],
+                          append="nokaslr", timeout=900,
+                          console_log=os.path.join(out, "console.log")),
         env=env, cwd=REPO, stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL)
     try:
@@ -133,8 +135,14 @@ def run(out, ko, port="12345", hits="3"):
                             capture_output=True, text=True).stdout.strip()
     kernel = open(os.path.join(REPO, "build/obj/ours/include/config/"
                                "kernel.release")).read().strip()
+    commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short",
+                             "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    if subprocess.run(["git", "-C", REPO, "diff", "--quiet", "HEAD", "--",
+                       "kernel/net"]).returncode:
+        commit += " with uncommitted changes in kernel/net"
     with open(os.path.join(out, "insns.md"), "w") as f:
-        f.write(table(counts, module, kernel) + "\n")
+        f.write(table(counts, module, kernel, commit) + "\n")
     missing = [fn for fn in FUNCS if len(counts.get(fn, [])) < int(hits)]
     print(open(os.path.join(out, "insns.md")).read())
     print("%d passed, %d failed" % (len(FUNCS) - len(missing), len(missing)))

@@ -20,12 +20,14 @@ class TestInsns(unittest.TestCase):
         self.assertEqual(sum(counts["u32_classify"][0].values()), 175)
 
     def test_table_median_and_missing(self):
-        text = insns.table(insns.parse(LINES[:4]), "ABC", "6.1.192")
+        text = insns.table(insns.parse(LINES[:4]), "ABC", "6.1.192",
+                           "abc1234")
         self.assertIn("## fl_classify: 296 instructions (3 calls: "
                       "296, 296, 297)", text)
         self.assertIn("| fl_mask_lookup | 91 |", text)
         self.assertIn("u32_classify: no call counted", text)
         self.assertIn("srcversion ABC", text)
+        self.assertIn("Commit measured: abc1234", text)
 
 
 if __name__ == "__main__":
