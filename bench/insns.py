@@ -128,8 +128,14 @@ def run(out, ko, port="12345", hits="3"):
                 env=genv, capture_output=True, text=True, timeout=600)
             lines += res.stdout.splitlines()
     finally:
-        guest.kill()
-        guest.wait()
+        # SIGTERM: guest/run then stops its QEMU (a session of its own),
+        # which would otherwise keep the stub's port until --timeout
+        guest.terminate()
+        try:
+            guest.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            guest.kill()
+            guest.wait()
     counts = parse(lines)
     module = subprocess.run(["modinfo", "-F", "srcversion", ko],
                             capture_output=True, text=True).stdout.strip()
