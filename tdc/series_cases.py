@@ -390,7 +390,11 @@ LENIENCY = 'leniency'
 # and ip_proto are: the steps before 20 dissected first fragments with
 # FLOW_DISSECTOR_F_PARSE_1ST_FRAG, which changes them (9bbd, 76ef)
 FRAG_PARSE = 'frag_parse'
-CATEGORY_FAMILIES = (LENIENCY, FRAG_PARSE)
+# the category (and family) of a case on what drivers get as a Geneve
+# options filter's mask: the steps before 30 gave them the all-ones
+# lengths software matches with (3a5e, 3a5f)
+HW_GENEVE_LENGTHS = 'hw_geneve_lengths'
+CATEGORY_FAMILIES = (LENIENCY, FRAG_PARSE, HW_GENEVE_LENGTHS)
 
 
 def always_refused(req):
