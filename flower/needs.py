@@ -5,7 +5,7 @@ A request the in-tree flower accepts is accepted by ours and treated as
 stock treats it (series step 22): a key whose prerequisite the filter
 does not give is ignored, as stock ignores it, and ours says so with an
 extack warning (tc prints it as "Warning:" on success).  enum fl_need,
-fl_need_met() and fl_need_msg[] in kernel/net/sched/cls_flower.c; NEEDS
+fl_need_met() and fl_warn_need() in kernel/net/sched/cls_flower.c; NEEDS
 is the enum in its order, MESSAGES the warning of each;
 flower/tests/test_keys.py checks both against the C source.
 

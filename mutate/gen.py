@@ -183,7 +183,7 @@ def is_plain_stmt(stmt):
         return False
     if DECL.match(stmt) and not re.match(r'^\w+\s*(=|\+=|-=|\|=|&=)', stmt):
         return False
-    return not stmt.startswith(('NL_SET_ERR_MSG', 'fl_set_err'))
+    return not stmt.startswith('NL_SET_ERR_MSG')
 
 
 def op_stmts(text, code, funcs):

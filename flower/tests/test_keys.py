@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """flower.keys and flower.needs against kernel/net/sched/cls_flower.c:
-fl_keys[] row by row, enum fl_need, fl_need_msg[] and ours' warnings."""
+fl_keys[] row by row, enum fl_need, fl_warn_need() and ours' warnings."""
 
 import os
 import re
@@ -94,11 +94,16 @@ class TestNeeds(unittest.TestCase):
         self.assertEqual(tuple(re.findall(r'FL_NEED_(\w+)', body)),
                          needs.NEEDS)
 
-    def test_messages_are_fl_need_msg(self):
-        body = block(c_source(), 'static const char * const fl_need_msg[] = {')
-        entries = re.split(r'\[FL_NEED_(\w+)\]\s*=', body)[1:]
+    def test_messages_are_fl_warn_need(self):
+        """fl_warn_need()'s switch: one case per need, its warning a
+        literal (NL_SET_ERR_MSG() takes nothing else)."""
+        text = c_source()
+        start = text.index('static void fl_warn_need(')
+        body = text[start:text.index('\n}\n', start)]
+        entries = re.split(r'case FL_NEED_(\w+):', body)[1:]
         found = {need: ''.join(string_literals(value))
                  for need, value in zip(entries[::2], entries[1::2])}
+        self.assertEqual(found.pop('NONE'), '')
         self.assertEqual(found, needs.MESSAGES)
 
     def test_every_need_but_none_has_a_message(self):
@@ -108,7 +113,7 @@ class TestNeeds(unittest.TestCase):
         for text in needs.MESSAGES.values():
             self.assertTrue(text.startswith('Key ignored: '), text)
 
-    def test_fl_need_msg_is_the_key_rows_warning(self):
+    def test_fl_warn_need_is_the_key_rows_warning(self):
         self.assertEqual(keys.need_message(keys.KEY['tcp_dst']),
                          'Key ignored: it requires ip_proto tcp')
         self.assertEqual(keys.need_message(keys.KEY['ipv6_src']),

@@ -430,35 +430,6 @@ enum fl_need {
 	FL_NEED_L2TP,
 };
 
-static const char * const fl_need_msg[] = {
-	[FL_NEED_IP]	 = "Key ignored: it requires protocol ip or ipv6",
-	[FL_NEED_IPV4_ADDRS] =
-		"Key ignored: it is not of the filter's address family",
-	[FL_NEED_NO_IPV4_ADDRS] =
-		"Key ignored: IPv6 addresses do not count beside IPv4 ones",
-	[FL_NEED_ENC_IPV6_ADDRS] =
-		"Key ignored: it is not of the filter's tunnel address family",
-	[FL_NEED_NO_ENC_IPV6_ADDRS] =
-		"Key ignored: IPv4 tunnel addresses do not count beside IPv6 ones",
-	[FL_NEED_TCP]	 = "Key ignored: it requires ip_proto tcp",
-	[FL_NEED_UDP]	 = "Key ignored: it requires ip_proto udp",
-	[FL_NEED_SCTP]	 = "Key ignored: it requires ip_proto sctp",
-	[FL_NEED_L4]	 = "Key ignored: it requires ip_proto tcp, udp or sctp",
-	[FL_NEED_ICMPV4] =
-		"Key ignored: it requires protocol ip and ip_proto icmp",
-	[FL_NEED_ICMPV6] =
-		"Key ignored: it requires protocol ipv6 and ip_proto icmpv6",
-	[FL_NEED_ARP]	 = "Key ignored: it requires protocol arp or rarp",
-	[FL_NEED_VLAN] =
-		"Key ignored: it requires protocol 802.1q or 802.1ad",
-	[FL_NEED_CVLAN] =
-		"Key ignored: it requires vlan_ethtype 802.1q or 802.1ad",
-	[FL_NEED_MPLS] =
-		"Key ignored: it requires protocol mpls_uc or mpls_mc",
-	[FL_NEED_PPPOE]	 = "Key ignored: it requires protocol ppp_ses",
-	[FL_NEED_L2TP]	 = "Key ignored: it requires ip_proto l2tp",
-};
-
 /* One row per key that is a plain (value, mask) pair of a key member */
 struct fl_key_desc {
 	u16 type;	/* attribute carrying the value */
@@ -748,31 +719,86 @@ static const struct fl_dissector_key fl_dissector_keys[] = {
 	FL_DISSECTOR_KEY(ENC_OPTS, enc_opts, true),
 };
 
-/* NL_SET_ERR_MSG_ATTR() for a message taken from a table (fl_need_msg[]
- * and the like): the macro copies a string literal into a static array
- * of its own, so it cannot take a pointer, and 6.1 has no
- * NL_SET_ERR_MSG_FMT().  Every msg passed here is a string constant, as the
- * macro's are, and this does what the macro expands to.
- */
-static void fl_set_err(struct netlink_ext_ack *extack,
-		       const struct nlattr *nla, const char *msg)
-{
-	do_trace_netlink_extack(msg);
-	if (extack) {
-		NL_SET_BAD_ATTR(extack, nla);
-		extack->_msg = msg;
-	}
-}
-
 /* A warning on a request that succeeds (tc prints it as "Warning:").
  * Netlink carries one message: the first warning stays, and an error set
- * later replaces it.
+ * later replaces it.  A macro, as NL_SET_ERR_MSG() is: msg is a literal.
  */
-static void fl_warn(struct netlink_ext_ack *extack, const char *msg)
+#define fl_warn(extack, msg) do {				\
+	struct netlink_ext_ack *__fl_ext = (extack);		\
+								\
+	if (!__fl_ext || !__fl_ext->_msg)			\
+		NL_SET_ERR_MSG(__fl_ext, msg);			\
+} while (0)
+
+/* The warning for a key ignored because its need is not met */
+static void fl_warn_need(struct netlink_ext_ack *extack, enum fl_need need)
 {
-	do_trace_netlink_extack(msg);
-	if (extack && !extack->_msg)
-		extack->_msg = msg;
+	switch (need) {
+	case FL_NEED_IP:
+		fl_warn(extack, "Key ignored: it requires protocol ip or ipv6");
+		break;
+	case FL_NEED_IPV4_ADDRS:
+		fl_warn(extack,
+			"Key ignored: it is not of the filter's address family");
+		break;
+	case FL_NEED_NO_IPV4_ADDRS:
+		fl_warn(extack,
+			"Key ignored: IPv6 addresses do not count beside IPv4 ones");
+		break;
+	case FL_NEED_ENC_IPV6_ADDRS:
+		fl_warn(extack,
+			"Key ignored: it is not of the filter's tunnel address family");
+		break;
+	case FL_NEED_NO_ENC_IPV6_ADDRS:
+		fl_warn(extack,
+			"Key ignored: IPv4 tunnel addresses do not count beside IPv6 ones");
+		break;
+	case FL_NEED_TCP:
+		fl_warn(extack, "Key ignored: it requires ip_proto tcp");
+		break;
+	case FL_NEED_UDP:
+		fl_warn(extack, "Key ignored: it requires ip_proto udp");
+		break;
+	case FL_NEED_SCTP:
+		fl_warn(extack, "Key ignored: it requires ip_proto sctp");
+		break;
+	case FL_NEED_L4:
+		fl_warn(extack,
+			"Key ignored: it requires ip_proto tcp, udp or sctp");
+		break;
+	case FL_NEED_ICMPV4:
+		fl_warn(extack,
+			"Key ignored: it requires protocol ip and ip_proto icmp");
+		break;
+	case FL_NEED_ICMPV6:
+		fl_warn(extack,
+			"Key ignored: it requires protocol ipv6 and ip_proto icmpv6");
+		break;
+	case FL_NEED_ARP:
+		fl_warn(extack,
+			"Key ignored: it requires protocol arp or rarp");
+		break;
+	case FL_NEED_VLAN:
+		fl_warn(extack,
+			"Key ignored: it requires protocol 802.1q or 802.1ad");
+		break;
+	case FL_NEED_CVLAN:
+		fl_warn(extack,
+			"Key ignored: it requires vlan_ethtype 802.1q or 802.1ad");
+		break;
+	case FL_NEED_MPLS:
+		fl_warn(extack,
+			"Key ignored: it requires protocol mpls_uc or mpls_mc");
+		break;
+	case FL_NEED_PPPOE:
+		fl_warn(extack, "Key ignored: it requires protocol ppp_ses");
+		break;
+	case FL_NEED_L2TP:
+		fl_warn(extack, "Key ignored: it requires ip_proto l2tp");
+		break;
+	case FL_NEED_NONE:
+		break;
+	}
 }
 
 /* tp->root is set by fl_init() and freed after fl_destroy(); every
@@ -2138,7 +2164,7 @@ static bool fl_check_need(struct nlattr **tb, const int *attrs, int n,
 			  struct netlink_ext_ack *extack)
 {
 	if (fl_first_attr(tb, attrs, n) && !fl_need_met(key, mask, need)) {
-		fl_warn(extack, fl_need_msg[need]);
+		fl_warn_need(extack, need);
 		return false;
 	}
 	return true;
@@ -2576,7 +2602,7 @@ static void fl_set_key_val(struct nlattr **tb, const struct fl_key_desc *desc,
 		return;
 	}
 	if (!fl_need_met(key, mask, desc->need)) {
-		fl_warn(extack, fl_need_msg[desc->need]);
+		fl_warn_need(extack, desc->need);
 		return;
 	}
 
@@ -2863,11 +2889,9 @@ struct fl_tun_opt_kind {
 	__be16 flag;		/* TUNNEL_*_OPT, the dst_opt_type */
 	u8 len;			/* of the option in enc_opts.data */
 	u16 attr;		/* TCA_FLOWER_KEY_ENC_OPTS_* */
-	const char *dup_msg;	/* a second option */
-	const char *mask_msg;	/* a mask of another kind */
 };
 
-#define FL_TUN_OPT_KIND(_attr, _name, _flag, _md, _desc) {		\
+#define FL_TUN_OPT_KIND(_attr, _name, _flag, _md) {			\
 	.set = fl_set_##_name##_opt,					\
 	.dump = fl_dump_##_name##_opt,					\
 	.policy = fl_##_name##_opt_policy,				\
@@ -2875,20 +2899,18 @@ struct fl_tun_opt_kind {
 	.flag = _flag,							\
 	.attr = TCA_FLOWER_KEY_ENC_OPTS_##_attr,			\
 	.len = sizeof(struct _md),					\
-	.dup_msg = "Duplicate type for " _desc " options",		\
-	.mask_msg = "Non-" _desc " option type for mask",		\
 }
 
 static const struct fl_tun_opt_kind fl_tun_opt_kinds[] = {
 	[TCA_FLOWER_KEY_ENC_OPTS_VXLAN] =
 		FL_TUN_OPT_KIND(VXLAN, vxlan, TUNNEL_VXLAN_OPT,
-				vxlan_metadata, "vxlan"),
+				vxlan_metadata),
 	[TCA_FLOWER_KEY_ENC_OPTS_ERSPAN] =
 		FL_TUN_OPT_KIND(ERSPAN, erspan, TUNNEL_ERSPAN_OPT,
-				erspan_metadata, "erspan"),
+				erspan_metadata),
 	[TCA_FLOWER_KEY_ENC_OPTS_GTP] =
 		FL_TUN_OPT_KIND(GTP, gtp, TUNNEL_GTP_OPT,
-				gtp_pdu_session_info, "gtp"),
+				gtp_pdu_session_info),
 };
 
 static const struct fl_tun_opt_kind *fl_tun_opt_kind(int type)
@@ -2913,12 +2935,47 @@ static const struct fl_tun_opt_kind *fl_tun_opt_kind_of(__be16 flag)
 static int fl_set_enc_opts_mixed(const struct nlattr *nla,
 				 struct netlink_ext_ack *extack)
 {
-	const struct fl_tun_opt_kind *kind = fl_tun_opt_kind(nla_type(nla));
+	switch (nla_type(nla)) {
+	case TCA_FLOWER_KEY_ENC_OPTS_GENEVE:
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "Duplicate type for geneve options");
+		break;
+	case TCA_FLOWER_KEY_ENC_OPTS_VXLAN:
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "Duplicate type for vxlan options");
+		break;
+	case TCA_FLOWER_KEY_ENC_OPTS_ERSPAN:
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "Duplicate type for erspan options");
+		break;
+	case TCA_FLOWER_KEY_ENC_OPTS_GTP:
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "Duplicate type for gtp options");
+		break;
+	default:
+		NL_SET_ERR_MSG_ATTR(extack, nla, "Unknown tunnel option type");
+	}
+	return -EINVAL;
+}
 
-	fl_set_err(extack, nla,
-		   nla_type(nla) == TCA_FLOWER_KEY_ENC_OPTS_GENEVE ?
-		   "Duplicate type for geneve options" :
-		   kind ? kind->dup_msg : "Unknown tunnel option type");
+/* A mask option of another kind than the key's */
+static int fl_set_enc_opts_mask_kind(const struct fl_tun_opt_kind *kind,
+				     const struct nlattr *mopt,
+				     struct netlink_ext_ack *extack)
+{
+	switch (kind->attr) {
+	case TCA_FLOWER_KEY_ENC_OPTS_VXLAN:
+		NL_SET_ERR_MSG_ATTR(extack, mopt,
+				    "Non-vxlan option type for mask");
+		break;
+	case TCA_FLOWER_KEY_ENC_OPTS_ERSPAN:
+		NL_SET_ERR_MSG_ATTR(extack, mopt,
+				    "Non-erspan option type for mask");
+		break;
+	default:	/* TCA_FLOWER_KEY_ENC_OPTS_GTP, the last kind */
+		NL_SET_ERR_MSG_ATTR(extack, mopt,
+				    "Non-gtp option type for mask");
+	}
 	return -EINVAL;
 }
 
@@ -3064,10 +3121,8 @@ static int fl_set_key_tun_opt(const struct fl_tun_opt_kind *kind,
 					    "Invalid nested attribute for masks");
 			return -EINVAL;
 		}
-		if (nla_type(mopt) != kind->attr) {
-			fl_set_err(extack, mopt, kind->mask_msg);
-			return -EINVAL;
-		}
+		if (nla_type(mopt) != kind->attr)
+			return fl_set_enc_opts_mask_kind(kind, mopt, extack);
 	}
 	err = fl_set_tun_opt(kind, mopt, mask->enc_opts.data, true, extack);
 	if (err)
@@ -3112,20 +3167,65 @@ static int fl_set_key_enc_opts(struct nlattr **tb, struct fl_flow_key *key,
 			 TCA_FLOWER_KEY_CT_FLAGS_REPLY)
 
 /* ct_state flags that no packet has together: such a filter never matches */
-static const char *fl_ct_state_error(u16 state)
+static int fl_ct_state_error(u16 state, const struct nlattr *nla,
+			     struct netlink_ext_ack *extack)
 {
 	const u16 trk = TCA_FLOWER_KEY_CT_FLAGS_TRACKED;
 
-	if (state && !(state & trk))
-		return "ct_state flags other than trk need +trk";
+	if (state && !(state & trk)) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "ct_state flags other than trk need +trk");
+		return -EINVAL;
+	}
 	if ((state & TCA_FLOWER_KEY_CT_FLAGS_NEW) &&
 	    (state & (TCA_FLOWER_KEY_CT_FLAGS_ESTABLISHED |
-		      TCA_FLOWER_KEY_CT_FLAGS_REPLY)))
-		return "ct_state +new excludes +est and +rpl";
+		      TCA_FLOWER_KEY_CT_FLAGS_REPLY))) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "ct_state +new excludes +est and +rpl");
+		return -EINVAL;
+	}
 	if ((state & TCA_FLOWER_KEY_CT_FLAGS_INVALID) &&
-	    (state & ~(trk | TCA_FLOWER_KEY_CT_FLAGS_INVALID)))
-		return "ct_state +inv goes with +trk alone";
-	return NULL;
+	    (state & ~(trk | TCA_FLOWER_KEY_CT_FLAGS_INVALID))) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "ct_state +inv goes with +trk alone");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A conntrack key this kernel does not fill: -EOPNOTSUPP, in the order
+ * of the keys' attributes
+ */
+static int fl_check_ct_built(struct nlattr **tb,
+			     struct netlink_ext_ack *extack)
+{
+	struct nlattr *nla;
+
+	nla = tb[TCA_FLOWER_KEY_CT_STATE];
+	if (nla && !IS_ENABLED(CONFIG_NF_CONNTRACK)) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "ct_state needs conntrack (CONFIG_NF_CONNTRACK)");
+		return -EOPNOTSUPP;
+	}
+	nla = tb[TCA_FLOWER_KEY_CT_ZONE];
+	if (nla && !IS_ENABLED(CONFIG_NF_CONNTRACK_ZONES)) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "ct_zone needs conntrack zones (CONFIG_NF_CONNTRACK_ZONES)");
+		return -EOPNOTSUPP;
+	}
+	nla = tb[TCA_FLOWER_KEY_CT_MARK];
+	if (nla && !IS_ENABLED(CONFIG_NF_CONNTRACK_MARK)) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "ct_mark needs conntrack marks (CONFIG_NF_CONNTRACK_MARK)");
+		return -EOPNOTSUPP;
+	}
+	nla = tb[TCA_FLOWER_KEY_CT_LABELS];
+	if (nla && !IS_ENABLED(CONFIG_NF_CONNTRACK_LABELS)) {
+		NL_SET_ERR_MSG_ATTR(extack, nla,
+				    "ct_label needs conntrack labels (CONFIG_NF_CONNTRACK_LABELS)");
+		return -EOPNOTSUPP;
+	}
+	return 0;
 }
 
 /* The conntrack keys this kernel fills, and ct_state flags that can match */
@@ -3133,31 +3233,11 @@ static int fl_check_ct(struct nlattr **tb, const struct fl_flow_key *key,
 		       const struct fl_flow_key *mask,
 		       struct netlink_ext_ack *extack)
 {
-	static const struct {
-		int type;
-		bool built;
-		const char *msg;
-	} ct_keys[] = {
-		{ TCA_FLOWER_KEY_CT_STATE, IS_ENABLED(CONFIG_NF_CONNTRACK),
-		  "ct_state needs conntrack (CONFIG_NF_CONNTRACK)" },
-		{ TCA_FLOWER_KEY_CT_ZONE, IS_ENABLED(CONFIG_NF_CONNTRACK_ZONES),
-		  "ct_zone needs conntrack zones (CONFIG_NF_CONNTRACK_ZONES)" },
-		{ TCA_FLOWER_KEY_CT_MARK, IS_ENABLED(CONFIG_NF_CONNTRACK_MARK),
-		  "ct_mark needs conntrack marks (CONFIG_NF_CONNTRACK_MARK)" },
-		{ TCA_FLOWER_KEY_CT_LABELS,
-		  IS_ENABLED(CONFIG_NF_CONNTRACK_LABELS),
-		  "ct_label needs conntrack labels (CONFIG_NF_CONNTRACK_LABELS)"
-		},
-	};
-	const char *msg;
-	int i;
+	int i, err;
 
-	for (i = 0; i < ARRAY_SIZE(ct_keys); i++) {
-		if (tb[ct_keys[i].type] && !ct_keys[i].built) {
-			fl_set_err(extack, tb[ct_keys[i].type], ct_keys[i].msg);
-			return -EOPNOTSUPP;
-		}
-	}
+	err = fl_check_ct_built(tb, extack);
+	if (err)
+		return err;
 
 	/* A bit the uAPI does not define is refused in the value and in
 	 * the mask alike, not dropped when the other one clears it.
@@ -3165,16 +3245,14 @@ static int fl_check_ct(struct nlattr **tb, const struct fl_flow_key *key,
 	for (i = TCA_FLOWER_KEY_CT_STATE;
 	     i <= TCA_FLOWER_KEY_CT_STATE_MASK; i++) {
 		if (tb[i] && nla_get_u16(tb[i]) & ~FL_CT_FLAGS) {
-			fl_set_err(extack, tb[i], "Unknown ct_state flags");
+			NL_SET_ERR_MSG_ATTR(extack, tb[i],
+					    "Unknown ct_state flags");
 			return -EINVAL;
 		}
 	}
 
-	msg = fl_ct_state_error(key->ct.ct_state & mask->ct.ct_state);
-	if (!msg)
-		return 0;
-	fl_set_err(extack, tb[TCA_FLOWER_KEY_CT_STATE], msg);
-	return -EINVAL;
+	return fl_ct_state_error(key->ct.ct_state & mask->ct.ct_state,
+				 tb[TCA_FLOWER_KEY_CT_STATE], extack);
 }
 
 static int fl_set_key(struct net *net, struct nlattr **tb, __be16 protocol,
