@@ -253,6 +253,9 @@ STOCK_SERIES_DRIVERS = {
          'options lengths are not the mask\'s; the mask keeps the '
          'filter\'s lengths (nfp and mlx5e read them as lengths, not as '
          'masks), so the rule drivers get is unchanged'),
+    13: ('no', 'classify\'s two stack keys are no longer zeroed by the '
+         'compiler (each is cleared or written where it is read); the '
+         'rule unchanged'),
 }
 
 # The pairs the oracle knows: (A, B) -> its declaration table and mode.

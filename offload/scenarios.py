@@ -472,6 +472,10 @@ def stock_series_items(A, B):
                 'action drop',
                 F + ' geneve_opts 0102:80:00880022/ffff:ff:0000ffff '
                 'enc_key_id 42 action drop']),
+        one(13, 'stack-keys', 'an address filter and a port range '
+            'filter (classify\'s stack keys)', [
+                F + ' dst_ip 10.0.0.1 action drop',
+                F + ' ip_proto udp dst_port 1000-2000 action drop']),
     ]
 
 
