@@ -256,6 +256,8 @@ STOCK_SERIES_DRIVERS = {
     13: ('no', 'classify\'s two stack keys are no longer zeroed by the '
          'compiler (each is cleared or written where it is read); the '
          'rule unchanged'),
+    14: ('no', 'the filter tables\' hash function (software lookups and '
+         'inserts); the rule unchanged'),
 }
 
 # The pairs the oracle knows: (A, B) -> its declaration table and mode.

@@ -476,6 +476,11 @@ def stock_series_items(A, B):
             'filter (classify\'s stack keys)', [
                 F + ' dst_ip 10.0.0.1 action drop',
                 F + ' ip_proto udp dst_port 1000-2000 action drop']),
+        one(14, 'masked-hash', 'filters of IPv4 and IPv6 addresses and '
+            'MACs (the tables\' hash)', [
+                F + ' src_ip 10.0.0.0/8 dst_ip 10.1.2.3 action drop',
+                'protocol ipv6 flower dst_ip 2001:db8::1 action drop',
+                F + ' dst_mac 02:00:00:00:00:02 action drop']),
     ]
 
 
