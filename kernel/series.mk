@@ -106,18 +106,27 @@ series-corpus: tree-pristine
 		$(if $(SC_SHARD),--shard $(SC_SHARD)) $(SC_OUT) $$steps
 
 # Each step's module, under the kernel lock (build/obj/ours must not
-# change meanwhile); a step whose cls_flower.c is the previous one's gets
-# $(SC_OUT)/NAME.same instead.
+# change meanwhile), from its net/sched/cls_flower.c or, in a step that has
+# none, from its cls_flower_classic.c (the tree's own flower under another
+# name: $(SC_OUT)/NAME.classic says so); the module is cls_flower.ko
+# either way, from our own Kbuild (not the step's Makefile).  A step
+# whose source is the previous one's gets $(SC_OUT)/NAME.same instead.
 series-corpus-modules:
 	@set -e; [ -e $(SC_KOBJ)/Module.symvers ] || { echo "series-corpus: build ours first (make kernel)"; exit 1; }; \
-	prev=; for s in $$(cd $(REPO) && $(PYTHON) -m tdc.series_cases steps); do \
+	mkdir -p $(SC_OUT); prev=; for s in $$(cd $(REPO) && $(PYTHON) -m tdc.series_cases steps); do \
+		rm -f $(SC_OUT)/$$s.same $(SC_OUT)/$$s.classic; classic=; \
 		src=$(SC_DIR)/steps/$$s/net/sched/cls_flower.c; \
-		if [ -n "$$prev" ] && cmp -s $$src $(SC_DIR)/steps/$$prev/net/sched/cls_flower.c; then \
+		[ -e $$src ] || { classic=1; src=$(SC_DIR)/steps/$$s/net/sched/cls_flower_classic.c; }; \
+		[ -e $$src ] || { echo "series-corpus: $$s has no net/sched/cls_flower.c nor cls_flower_classic.c"; exit 1; }; \
+		if [ -n "$$prev" ] && cmp -s $$src $$prevsrc; then \
 			echo $$prev > $(SC_OUT)/$$s.same; continue; fi; \
-		prev=$$s; d=$(SC_DIR)/ko/$$s; \
-		if [ -e $$d/cls_flower.ko ] && cmp -s $$src $$d/cls_flower.c && \
+		[ -z "$$classic" ] || : > $(SC_OUT)/$$s.classic; \
+		prev=$$s; prevsrc=$$src; d=$(SC_DIR)/ko/$$s; \
+		if [ -e $$d/cls_flower.ko ] && cmp -s $$src $$d/$${src##*/} && \
 		   [ $$d/cls_flower.ko -nt $(SC_KOBJ)/Module.symvers ]; then continue; fi; \
-		rm -rf $$d; mkdir -p $$d; cp $$src $$d/; echo 'obj-m := cls_flower.o' > $$d/Kbuild; \
-		echo "  SERIES  $$s: cls_flower.ko (M=, against $(SC_KOBJ))"; \
+		rm -rf $$d; mkdir -p $$d; cp $$src $$d/; \
+		{ echo 'obj-m := cls_flower.o'; [ -z "$$classic" ] || \
+		  echo 'cls_flower-y := cls_flower_classic.o'; } > $$d/Kbuild; \
+		echo "  SERIES  $$s: cls_flower.ko from $${src##*/} (M=, against $(SC_KOBJ))"; \
 		$(MAKE) -s -C $(OURS) O=$(SC_KOBJ) M=$$d -j$(JOBS) modules; \
 	done
