@@ -65,17 +65,25 @@ series-import: tree-pristine
 
 # --- make series-corpus: each step's module runs the corpus cases of the
 # families that exist at that step (kernel/series/families; which cases,
-# tdc/series_cases.py).  Every step's cls_flower.c (tree/make-series
-# --expand, into build/series-corpus/steps: never series-expand's
-# directory, which may hold edits) is built as an external module (M=)
-# against build/obj/ours, as make stock-ext builds the stock one; then one
-# guest boot runs the steps in order: rmmod (retried), insmod the step's
-# module, check that it is the one answering, run its cases.  A step
-# whose cls_flower.c is the previous step's (10-kconfig) is not run again.
+# tdc/series_cases.py), then the 6.1 tree's tc_flower.sh and tc_chains.sh.
+# Every step's cls_flower.c (tree/make-series --expand, into
+# build/series-corpus/steps: never series-expand's directory, which may
+# hold edits) is built as an external module (M=) against build/obj/ours,
+# as make stock-ext builds the stock one, with a Kbuild of our own; a step
+# with no cls_flower.c but a cls_flower_classic.c (the tree's own flower,
+# renamed) is built from that, runs no case, and must pass every TEST.
+# Then one guest boot runs the steps in order: rmmod (retried), insmod the
+# step's module, check that it is the one answering, run its cases, run
+# the two selftests (selftests/in-guest; $(SC_OUT)/STEP.SCRIPT.raw).  A
+# step whose source is the previous step's (10-kconfig) is not run again.
 # Ends with "N passed, N failed" per step and overall; a step with no case
-# selected fails.  SC_STEPS="01 02 09" runs some steps (name or number);
-# SC_SHARD=K/N only tdc.py's shard K of N of each step's cases (a cheaper
-# run: the shards of one N together are the whole run).
+# selected fails; a TEST OK at a step must stay OK at the later ones, and
+# every TEST must be OK at the last step (earlier, "not yet"; the table of
+# the first step each passes at: $(SC_OUT)/selftests.md).  SC_STEPS="01
+# 02 09" runs some steps (name or number); SC_SHARD=K/N only tdc.py's
+# shard K of N of each step's cases (a cheaper run: the shards of one N
+# together are the whole run; the selftests, 100-140 s a step, run whole
+# in every shard).
 SC_DIR        := $(BUILD)/series-corpus
 SC_OUT        := $(BUILD)/guest-out/series-corpus
 SC_KOBJ       := $(BUILD)/obj/ours

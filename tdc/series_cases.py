@@ -19,9 +19,11 @@ at a step when all its families exist there.
     python3 -m tdc.series_cases list            every case: its step, families
     python3 -m tdc.series_cases ids STEP        ids of the cases run at STEP
     python3 -m tdc.series_cases run OUT STEP=KO... (in the guest) for each
-        step, load KO as cls_flower and run its cases; TAP in OUT/STEP.tap
+        step, load KO as cls_flower and run its cases (TAP in
+        OUT/STEP.tap), then the tree's SELFTESTS (OUT/STEP.SCRIPT.raw)
     python3 -m tdc.series_cases report OUT STEP...  per step and overall
-        "N passed, N failed" from those TAP files
+        "N passed, N failed" from those files (the selftests judged along
+        the series: judge_selftests)
 
 Two families come from the case's category, not its commands:
 FRAG_PARSE (what a first fragment's n_proto and ip_proto are: series
