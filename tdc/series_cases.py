@@ -883,9 +883,11 @@ def report(out, names, guest_rc=0, shard=None):
                   'applied'.format(last))
         with open(os.path.join(out, 'selftests.md'), 'w') as f:
             f.write('# The tree\'s forwarding selftests along the series\n\n'
-                    'Written by make series-corpus (tdc/series_cases.py): '
-                    'the steps run {}.\n\n'.format(' '.join(ran)) +
-                    '\n'.join(table) + '\n')
+                    'Written by make series-corpus (tdc/series_cases.py), '
+                    'steps run: {}.  "OK from step": the first of them at '
+                    'which the TEST passed (an EARLY_PASS before its step '
+                    'aside); "never": none of them.\n\n'.format(
+                        ' '.join(ran)) + '\n'.join(table) + '\n')
     if guest_rc == 3 or guest_rc >= 120:
         print('series-corpus: guest/run exit {}: a kernel splat or the guest '
               'died (above, and build/logs/console-series-corpus.log)'
