@@ -65,17 +65,25 @@ series-import: tree-pristine
 
 # --- make series-corpus: each step's module runs the corpus cases of the
 # families that exist at that step (kernel/series/families; which cases,
-# tdc/series_cases.py).  Every step's cls_flower.c (tree/make-series
-# --expand, into build/series-corpus/steps: never series-expand's
-# directory, which may hold edits) is built as an external module (M=)
-# against build/obj/ours, as make stock-ext builds the stock one; then one
-# guest boot runs the steps in order: rmmod (retried), insmod the step's
-# module, check that it is the one answering, run its cases.  A step
-# whose cls_flower.c is the previous step's (10-kconfig) is not run again.
+# tdc/series_cases.py), then the 6.1 tree's tc_flower.sh and tc_chains.sh.
+# Every step's cls_flower.c (tree/make-series --expand, into
+# build/series-corpus/steps: never series-expand's directory, which may
+# hold edits) is built as an external module (M=) against build/obj/ours,
+# as make stock-ext builds the stock one, with a Kbuild of our own; a step
+# with no cls_flower.c but a cls_flower_classic.c (the tree's own flower,
+# renamed) is built from that, runs no case, and must pass every TEST.
+# Then one guest boot runs the steps in order: rmmod (retried), insmod the
+# step's module, check that it is the one answering, run its cases, run
+# the two selftests (selftests/in-guest; $(SC_OUT)/STEP.SCRIPT.raw).  A
+# step whose source is the previous step's (10-kconfig) is not run again.
 # Ends with "N passed, N failed" per step and overall; a step with no case
-# selected fails.  SC_STEPS="01 02 09" runs some steps (name or number);
-# SC_SHARD=K/N only tdc.py's shard K of N of each step's cases (a cheaper
-# run: the shards of one N together are the whole run).
+# selected fails; a TEST OK at a step must stay OK at the later ones, and
+# every TEST must be OK at the last step (earlier, "not yet"; the table of
+# the first step each passes at: $(SC_OUT)/selftests.md).  SC_STEPS="01
+# 02 09" runs some steps (name or number); SC_SHARD=K/N only tdc.py's
+# shard K of N of each step's cases (a cheaper run: the shards of one N
+# together are the whole run; the selftests, 100-140 s a step, run whole
+# in every shard).
 SC_DIR        := $(BUILD)/series-corpus
 SC_OUT        := $(BUILD)/guest-out/series-corpus
 SC_KOBJ       := $(BUILD)/obj/ours
@@ -106,18 +114,27 @@ series-corpus: tree-pristine
 		$(if $(SC_SHARD),--shard $(SC_SHARD)) $(SC_OUT) $$steps
 
 # Each step's module, under the kernel lock (build/obj/ours must not
-# change meanwhile); a step whose cls_flower.c is the previous one's gets
-# $(SC_OUT)/NAME.same instead.
+# change meanwhile), from its net/sched/cls_flower.c or, in a step that has
+# none, from its cls_flower_classic.c (the tree's own flower under another
+# name: $(SC_OUT)/NAME.classic says so); the module is cls_flower.ko
+# either way, from our own Kbuild (not the step's Makefile).  A step
+# whose source is the previous one's gets $(SC_OUT)/NAME.same instead.
 series-corpus-modules:
 	@set -e; [ -e $(SC_KOBJ)/Module.symvers ] || { echo "series-corpus: build ours first (make kernel)"; exit 1; }; \
-	prev=; for s in $$(cd $(REPO) && $(PYTHON) -m tdc.series_cases steps); do \
+	mkdir -p $(SC_OUT); prev=; for s in $$(cd $(REPO) && $(PYTHON) -m tdc.series_cases steps); do \
+		rm -f $(SC_OUT)/$$s.same $(SC_OUT)/$$s.classic; classic=; \
 		src=$(SC_DIR)/steps/$$s/net/sched/cls_flower.c; \
-		if [ -n "$$prev" ] && cmp -s $$src $(SC_DIR)/steps/$$prev/net/sched/cls_flower.c; then \
+		[ -e $$src ] || { classic=1; src=$(SC_DIR)/steps/$$s/net/sched/cls_flower_classic.c; }; \
+		[ -e $$src ] || { echo "series-corpus: $$s has no net/sched/cls_flower.c nor cls_flower_classic.c"; exit 1; }; \
+		if [ -n "$$prev" ] && cmp -s $$src $$prevsrc; then \
 			echo $$prev > $(SC_OUT)/$$s.same; continue; fi; \
-		prev=$$s; d=$(SC_DIR)/ko/$$s; \
-		if [ -e $$d/cls_flower.ko ] && cmp -s $$src $$d/cls_flower.c && \
+		[ -z "$$classic" ] || : > $(SC_OUT)/$$s.classic; \
+		prev=$$s; prevsrc=$$src; d=$(SC_DIR)/ko/$$s; \
+		if [ -e $$d/cls_flower.ko ] && cmp -s $$src $$d/$${src##*/} && \
 		   [ $$d/cls_flower.ko -nt $(SC_KOBJ)/Module.symvers ]; then continue; fi; \
-		rm -rf $$d; mkdir -p $$d; cp $$src $$d/; echo 'obj-m := cls_flower.o' > $$d/Kbuild; \
-		echo "  SERIES  $$s: cls_flower.ko (M=, against $(SC_KOBJ))"; \
+		rm -rf $$d; mkdir -p $$d; cp $$src $$d/; \
+		{ echo 'obj-m := cls_flower.o'; [ -z "$$classic" ] || \
+		  echo 'cls_flower-y := cls_flower_classic.o'; } > $$d/Kbuild; \
+		echo "  SERIES  $$s: cls_flower.ko from $${src##*/} (M=, against $(SC_KOBJ))"; \
 		$(MAKE) -s -C $(OURS) O=$(SC_KOBJ) M=$$d -j$(JOBS) modules; \
 	done

@@ -19,9 +19,11 @@ at a step when all its families exist there.
     python3 -m tdc.series_cases list            every case: its step, families
     python3 -m tdc.series_cases ids STEP        ids of the cases run at STEP
     python3 -m tdc.series_cases run OUT STEP=KO... (in the guest) for each
-        step, load KO as cls_flower and run its cases; TAP in OUT/STEP.tap
+        step, load KO as cls_flower and run its cases (TAP in
+        OUT/STEP.tap), then the tree's SELFTESTS (OUT/STEP.SCRIPT.raw)
     python3 -m tdc.series_cases report OUT STEP...  per step and overall
-        "N passed, N failed" from those TAP files
+        "N passed, N failed" from those files (the selftests judged along
+        the series: judge_selftests)
 
 Two families come from the case's category, not its commands:
 FRAG_PARSE (what a first fragment's n_proto and ip_proto are: series
@@ -54,6 +56,7 @@ import sys
 import time
 
 from flower import keys as flower_keys
+from flower import selftests as selftest_output
 from flower import uapi
 from flower.results import parse_tap as read_tap
 from tdc import corpus, shell_words, tdc
@@ -64,6 +67,26 @@ FIELD = corpus.FAMILIES_FIELD
 FAMILIES_FILE = os.path.join(REPO, 'kernel', 'series', 'families')
 SERIES_FILE = os.path.join(REPO, 'kernel', 'series', 'series')
 CASES = os.path.join(REPO, 'tc-tests', 'filters', 'flower')
+
+# The tree's forwarding selftests that every step's module runs after its
+# cases (selftests/in-guest, from the extracted 6.1 tree): the scripts
+# that exercise flower.  Raw output in OUT/STEP.SCRIPT.raw.
+SELFTESTS = ('tc_flower.sh', 'tc_chains.sh')
+FWD = os.path.join(REPO, 'build', 'src', 'pristine', 'tools', 'testing',
+                   'selftests', 'net', 'forwarding')
+IN_GUEST = os.path.join(REPO, 'selftests', 'in-guest')
+# a script takes 80 s or so under TCG; lib.sh may wait 600 s for a link
+SELFTEST_TIMEOUT = 900
+# TESTs that pass before the step that brings what they test, for another
+# reason: (script, TEST label) -> that family (kernel/series/families).
+# Their OK before its step is no baseline for the no-regression rule
+# (judge_selftests' early).
+EARLY_PASS = {
+    # chain templates come with step 11 (the script ignores its `tc chain
+    # add` failing); the filter that does not fit the template is a second
+    # mask in prio 1, which steps 01-08 refuse for that and step 09 takes
+    ('tc_chains.sh', 'template filter fits'): 'templates',
+}
 
 # (family, uAPI attributes (TCA_FLOWER_ without the prefix)) that are no
 # key row of flower/keys.py, and why
@@ -559,6 +582,15 @@ def srcversion(ko):
     return out.stdout.strip()
 
 
+def loaded():
+    """The srcversion of the cls_flower loaded, or None."""
+    try:
+        with open('/sys/module/cls_flower/srcversion') as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
 def load(ko):
     """cls_flower := ko: rmmod the loaded one (retried: the module stays
     busy for an RCU grace period after its last filter), insmod, and check
@@ -574,27 +606,53 @@ def load(ko):
     rc = subprocess.run(['insmod', ko], capture_output=True, text=True)
     if rc.returncode:
         return 'insmod {}: {}'.format(ko, rc.stderr.strip())
-    with open('/sys/module/cls_flower/srcversion') as f:
-        loaded = f.read().strip()
-    if loaded != srcversion(ko):
+    if loaded() != srcversion(ko):
         return 'loaded cls_flower srcversion {} is not {}\'s'.format(
-            loaded, ko)
+            loaded(), ko)
     return None
+
+
+def selftest(out, step, ko, script):
+    """Run the tree's forwarding selftest script on ko, its output into
+    out/STEP.SCRIPT.raw.  ko is loaded again first when the module
+    answering is another (a case may have removed it, and the script
+    would then autoload the final one from build/mod)."""
+    raw = os.path.join(out, '{}.{}.raw'.format(step, script))
+    start = time.monotonic()
+    with open(raw, 'w') as f:
+        error = None if loaded() == srcversion(ko) else load(ko)
+        if error:
+            f.write('### series_cases: {}\n'.format(error))
+            rc = error
+        else:
+            # timeout kills the script's process group too
+            rc = subprocess.run(['timeout', '-k', '10',
+                                 str(SELFTEST_TIMEOUT), IN_GUEST, FWD,
+                                 script], stdout=f, stderr=subprocess.STDOUT,
+                                cwd=REPO).returncode
+    print('series_cases: {}: {}: exit {} after {:.0f} s'.format(
+        step, script, rc, time.monotonic() - start), flush=True)
 
 
 def run(out, pairs, jobs, shard=None):
     """For each STEP=KO: load KO, run STEP's cases into out/STEP.tap (KO
-    is STEP's module but to see the check fail: another step's).  A step
-    that cannot load its module gets out/STEP.error."""
+    is STEP's module but to see the check fail: another step's), then
+    the SELFTESTS on it.  A step that cannot load its module gets
+    out/STEP.error.  A step with out/STEP.classic (make series-corpus
+    writes it: the step has no cls_flower.c, its module is the tree's
+    own flower from cls_flower_classic.c) runs no case, only SELFTESTS."""
     steps = read_steps()
     cases = load_cases()
     rc = 0
     for pair in pairs:
         step, ko = pair.split('=')
         step = resolve(step, steps)
-        ids = select(step, steps, cases, shard)
+        classic = os.path.exists(os.path.join(out, step + '.classic'))
+        ids = [] if classic else select(step, steps, cases, shard)
         tap = os.path.join(out, step + '.tap')
-        for stale in (tap, os.path.join(out, step + '.error')):
+        for stale in [tap, os.path.join(out, step + '.error')] + [
+                os.path.join(out, '{}.{}.raw'.format(step, script))
+                for script in SELFTESTS]:
             if os.path.exists(stale):
                 os.remove(stale)
         with open(os.path.join(out, step + '.ids'), 'w') as f:
@@ -608,12 +666,13 @@ def run(out, pairs, jobs, shard=None):
             continue
         print('series_cases: {}: {} cases on {}'.format(step, len(ids), ko),
               flush=True)
-        if not ids:
-            continue
-        r = subprocess.run([sys.executable, '-m', 'tdc.tdc', '-J', str(jobs),
-                            '--tap', tap,
-                            '-e'] + ids, cwd=REPO)
-        rc = rc or r.returncode
+        if ids:
+            r = subprocess.run([sys.executable, '-m', 'tdc.tdc', '-J',
+                                str(jobs), '--tap', tap, '-e'] + ids,
+                               cwd=REPO)
+            rc = rc or r.returncode
+        for script in SELFTESTS:
+            selftest(out, step, ko, script)
     return rc
 
 
@@ -630,30 +689,155 @@ def tap_counts(path):
     return passed, len(failed) + max(missing, 0), failed
 
 
+def selftest_rows(path, script):
+    """([(key, label, status)] of flower.selftests.rows_of, the script's
+    own seconds or None) of a raw output; (None, None) without one."""
+    if not os.path.exists(path):
+        return None, None
+    with open(path, errors='replace') as f:
+        raw = f.read()
+    tests = selftest_output.all_tests(os.path.join(FWD, script))
+    segs, _, seconds, _, _ = selftest_output.parse(raw, tests)
+    return [row[:3] for row in selftest_output.rows_of(segs, tests)], seconds
+
+
+Verdict = collections.namedtuple('Verdict', 'passed failed not_yet early')
+TESTED = ('OK', 'FAIL', 'SKIP')         # a TEST line's statuses
+
+
+def judge_selftests(runs, last, early=None):
+    """The oracle over one script's results along the series.  runs:
+    [(step, classic, rows)] in the order of the series, rows those of
+    selftest_rows() (None: no output); last: the step the series ends
+    at, when it is among them (else None); early: {TEST label: steps
+    where its OK is no baseline} (EARLY_PASS).
+    Returns ({step: Verdict}, {key: [label, first step OK or None]}):
+    passed (labels), failed ((label, why)), not_yet ((label, status)),
+    early (labels OK there but no baseline).
+    A script without a TEST line fails.  A classic step (the tree's own
+    flower) must pass every TEST, and stands apart: the rewrite's steps
+    start over after it.  At the others a TEST OK at an earlier step must
+    be OK, one printed at an earlier step must be printed, and at the
+    last step every TEST must be OK (and every test function print one);
+    anything else not OK is "not yet", which counts neither way."""
+    early = early or {}
+    verdicts, first = {}, {}
+    ok_at, seen_at = {}, {}     # key -> the step where it was OK, printed
+    for step, classic, rows in runs:
+        v = Verdict([], [], [], [])
+        rows = rows or []
+        tested = [(key, label) for key, label, status in rows
+                  if status in TESTED]
+        if not tested:
+            v.failed.append(('(script)', 'printed no TEST line'
+                             if rows else 'no output'))
+        for key, label in tested:
+            first.setdefault(key, [label, None])
+        for key, label, status in rows:
+            if status == 'OK':
+                v.passed.append(label)
+            elif classic:
+                v.failed.append((label, status + ' on the tree\'s own flower'))
+            elif key in ok_at:
+                v.failed.append((label, '{}, OK at {}'.format(status,
+                                                              ok_at[key])))
+            elif step == last:
+                v.failed.append((label, status + ' at the last step'))
+            else:
+                v.not_yet.append((label, status))
+        if not classic and tested:
+            keys = {key for key, _ in tested}
+            v.failed.extend((label, 'missing, printed at ' + at)
+                            for key, (label, at) in seen_at.items()
+                            if key not in keys)
+            for key, label in tested:
+                seen_at.setdefault(key, (label, step))
+            for key, label, status in rows:
+                if status == 'OK' and step in early.get(label, ()):
+                    v.early.append(label)
+                elif status == 'OK':
+                    ok_at.setdefault(key, step)
+                    first[key][1] = first[key][1] or step
+        verdicts[step] = v
+    return verdicts, first
+
+
+def selftests_table(tables, classic_steps):
+    """The markdown table of every script's TESTs and the first step at
+    which each is OK (a classic step's apart: a column of its own);
+    tables: [(script, first of judge_selftests(), {classic step: rows})]."""
+    lines = ['| script | test | OK from step |' +
+             ''.join(' {} (the tree\'s flower) |'.format(c)
+                     for c in classic_steps),
+             '|---|---|---|' + '---|' * len(classic_steps)]
+    for script, first, classic_rows in tables:
+        status = {c: {key: st for key, _, st in classic_rows.get(c) or ()}
+                  for c in classic_steps}
+        for key, (label, step) in first.items():
+            lines.append('| {} | {} | {} |'.format(
+                script, label.replace('|', '\\|'), step or 'never') +
+                ''.join(' {} |'.format(status[c].get(key, '-'))
+                        for c in classic_steps))
+    return lines
+
+
 def report(out, names, guest_rc=0, shard=None):
-    """Per step and overall "N passed, N failed"; 1 when any failed.  A
-    step whose cls_flower.c is the step before's (out/STEP.same names it)
-    is not run again; a guest that splatted or died fails the run."""
+    """Per step and overall "N passed, N failed"; 1 when any failed: the
+    step's cases and its SELFTESTS (judge_selftests(): each TEST result
+    counts), then the table of the first step each TEST passes at (also
+    into out/selftests.md).  A step whose cls_flower.c is the step
+    before's (out/STEP.same names it) is not run again; a guest that
+    splatted or died fails the run."""
     steps = read_steps()
     cases = load_cases()
+    order = [s for s, _ in steps]
+    names = sorted({resolve(n, steps) for n in names}, key=order.index)
+    same = {}
+    for step in order:
+        if os.path.exists(os.path.join(out, step + '.same')):
+            with open(os.path.join(out, step + '.same')) as f:
+                same[step] = f.read().strip()
+    ran = [s for s in names if s not in same]
+    classic = [s for s in ran
+               if os.path.exists(os.path.join(out, s + '.classic'))]
+    # the last step's module: the series' last, or the step it equals
+    last = same.get(order[-1], order[-1])
+    brings = {}
+    for step, fams in reversed(steps):
+        brings.update(dict.fromkeys(fams, step))
+    judged, tables, seconds = {}, [], {}
+    for script in SELFTESTS:
+        runs = []
+        for step in ran:
+            rows, seconds[step, script] = selftest_rows(
+                os.path.join(out, '{}.{}.raw'.format(step, script)), script)
+            runs.append((step, step in classic, rows))
+        early = {label: order[:order.index(brings[fam])]
+                 for (s, label), fam in EARLY_PASS.items() if s == script}
+        verdicts, first = judge_selftests(runs, last if last in ran
+                                          else None, early)
+        judged[script] = verdicts
+        tables.append((script, first, {s: r for s, c, r in runs if c}))
     total_p = total_f = 0
-    for name in names:
-        step = resolve(name, steps)
+    for step in names:
         path = os.path.join(out, step)
-        if os.path.exists(path + '.same'):
-            with open(path + '.same') as f:
-                print('series-corpus: {}: net/sched/cls_flower.c is {}\'s: '
-                      'not run again'.format(step, f.read().strip()))
+        if step in same:
+            print('series-corpus: {}: net/sched/cls_flower.c is {}\'s: '
+                  'not run again'.format(step, same[step]))
             continue
         if os.path.exists(path + '.ids'):     # the guest reached the step
             with open(path + '.ids') as f:
                 want = len(f.read().split())
         else:
-            want = len(select(step, steps, cases, shard))
+            want = 0 if step in classic else \
+                len(select(step, steps, cases, shard))
         failed, why = [], ''
         if os.path.exists(path + '.error'):
             with open(path + '.error') as f:
                 p, fl, why = 0, max(want, 1), f.read().strip()
+        elif step in classic:
+            p, fl, why = 0, 0, ('no net/sched/cls_flower.c: the tree\'s own '
+                                'flower, no case (only the selftests)')
         elif not want:
             p, fl, why = 0, 1, 'no case selected: nothing tested'
         elif not os.path.exists(path + '.ids'):
@@ -670,6 +854,40 @@ def report(out, names, guest_rc=0, shard=None):
             if failed else ''))
         total_p += p
         total_f += fl
+        for script in SELFTESTS:
+            v = judged[script][step]
+            took = seconds[step, script]
+            print('series-corpus: {}: {}: {} passed, {} failed{}{}'.format(
+                step, script, len(v.passed), len(v.failed),
+                ', {} not yet'.format(len(v.not_yet)) if v.not_yet else '',
+                ' ({:.0f} s)'.format(took) if took is not None else ''))
+            for label, why in v.failed:
+                print('series-corpus: {}: {}: FAIL {}: {}'.format(
+                    step, script, label, why))
+            for label, status in v.not_yet:
+                print('series-corpus: {}: {}: not yet {} ({})'.format(
+                    step, script, label, status))
+            for label in v.early:
+                print('series-corpus: {}: {}: OK before the step that '
+                      'brings what it tests, no baseline: {} '
+                      '(EARLY_PASS)'.format(step, script, label))
+            total_p += len(v.passed)
+            total_f += len(v.failed)
+    if ran:
+        table = selftests_table(tables, classic)
+        print('series-corpus: the first step each selftest passes at:')
+        print('\n'.join(table))
+        if last not in ran:
+            print('series-corpus: {} (the last step\'s module) did not run: '
+                  'the rule that every TEST passes there was not '
+                  'applied'.format(last))
+        with open(os.path.join(out, 'selftests.md'), 'w') as f:
+            f.write('# The tree\'s forwarding selftests along the series\n\n'
+                    'Written by make series-corpus (tdc/series_cases.py), '
+                    'steps run: {}.  "OK from step": the first of them at '
+                    'which the TEST passed (an EARLY_PASS before its step '
+                    'aside); "never": none of them.\n\n'.format(
+                        ' '.join(ran)) + '\n'.join(table) + '\n')
     if guest_rc == 3 or guest_rc >= 120:
         print('series-corpus: guest/run exit {}: a kernel splat or the guest '
               'died (above, and build/logs/console-series-corpus.log)'

@@ -364,7 +364,143 @@ class TestSteps(unittest.TestCase):
         self.assertEqual(sc.resolve('02', STEPS), '02-flower-vlan')
 
 
+def raw(*tests, script='tc_flower.sh'):
+    """selftests/in-guest's output of a script whose test functions print
+    tests: (function, TEST label, status) (a function and None: it
+    printed none)."""
+    lines = ['### selftests: {} kernel 6.1.192 variant ours cls_flower '
+             'srcversion ABC'.format(script)]
+    for fn, label, status in tests:
+        lines.append('+ ' + fn)
+        if label:
+            lines.append('TEST: {:<60}[{}]'.format(
+                label, ' OK ' if status == 'OK' else status))
+    return '\n'.join(lines + ['### selftests: exit 0 after 80.5 s', ''])
+
+
+class TestJudgeSelftests(unittest.TestCase):
+    """The oracle of the selftests along the series (judge_selftests)."""
+    A, B = (('a_test', 'a', 0), 'a'), (('b_test', 'b', 0), 'b')
+
+    def rows(self, a=None, b=None):
+        return [key + (st,) for key, st in ((self.A, a), (self.B, b)) if st]
+
+    def judge(self, *runs, last='03'):
+        return sc.judge_selftests(list(runs), last)
+
+    def test_all_ok_at_every_step(self):
+        v, first = self.judge(('01', False, self.rows('OK', 'OK')),
+                              ('03', False, self.rows('OK', 'OK')))
+        self.assertEqual(v['03'], sc.Verdict(['a', 'b'], [], [], []))
+        self.assertEqual(list(first.values()), [['a', '01'], ['b', '01']])
+
+    def test_an_early_fail_is_not_yet(self):
+        v, first = self.judge(('01', False, self.rows('OK', 'FAIL')),
+                              ('02', False, self.rows('OK', 'SKIP')),
+                              ('03', False, self.rows('OK', 'OK')))
+        self.assertEqual(v['01'], sc.Verdict(['a'], [], [('b', 'FAIL')], []))
+        self.assertEqual(v['02'].not_yet, [('b', 'SKIP')])
+        self.assertEqual(v['03'].failed, [])
+        self.assertEqual(first[self.B[0]], ['b', '03'])
+
+    def test_a_regression_fails(self):
+        v, _ = self.judge(('01', False, self.rows('OK', 'OK')),
+                          ('02', False, self.rows('OK', 'FAIL')),
+                          ('03', False, self.rows('OK', 'OK')))
+        self.assertEqual(v['02'].failed, [('b', 'FAIL, OK at 01')])
+
+    def test_a_skip_after_ok_is_a_regression(self):
+        v, _ = self.judge(('01', False, self.rows('OK', 'OK')),
+                          ('02', False, self.rows('OK', 'SKIP')))
+        self.assertEqual(v['02'].failed, [('b', 'SKIP, OK at 01')])
+
+    def test_the_last_step_must_pass_everything(self):
+        for status in ('FAIL', 'SKIP'):
+            v, first = self.judge(('01', False, self.rows('OK', status)),
+                                  ('03', False, self.rows('OK', status)))
+            self.assertEqual(v['01'].failed, [])
+            self.assertEqual(v['03'].failed,
+                             [('b', status + ' at the last step')])
+            self.assertEqual(first[self.B[0]], ['b', None])
+
+    def test_without_the_last_step_no_last_rule(self):
+        v, _ = sc.judge_selftests([('01', False, self.rows('OK', 'FAIL'))],
+                                  None)
+        self.assertEqual(v['01'].failed, [])
+
+    def test_a_function_without_test_line_fails_at_the_last_step(self):
+        rows = self.rows('OK') + [(('b_test', ''), 'b_test (no TEST line)',
+                                   'none')]
+        v, _ = self.judge(('01', False, rows), ('03', False, rows))
+        self.assertEqual(v['01'].not_yet, [('b_test (no TEST line)', 'none')])
+        self.assertEqual(v['03'].failed, [('b_test (no TEST line)',
+                                           'none at the last step')])
+
+    def test_no_test_line_at_all_fails(self):
+        none = [(('a_test', ''), 'a_test (no TEST line)', 'none')]
+        v, _ = self.judge(('01', False, none), ('02', False, None))
+        self.assertEqual(v['01'].failed, [('(script)',
+                                           'printed no TEST line')])
+        self.assertEqual(v['02'].failed, [('(script)', 'no output')])
+
+    def test_a_test_missing_later_fails(self):
+        v, _ = self.judge(('01', False, self.rows('OK', 'FAIL')),
+                          ('02', False, self.rows('OK')),
+                          ('03', False, self.rows('OK')))
+        self.assertEqual(v['02'].failed, [('b', 'missing, printed at 01')])
+        self.assertEqual(v['03'].failed, [('b', 'missing, printed at 01')])
+
+    def test_an_early_pass_is_no_baseline(self):
+        # EARLY_PASS: OK at 01 by accident, FAIL at 02, OK from 03 on
+        early = {'b': ['01', '02']}
+        v, first = sc.judge_selftests(
+            [('01', False, self.rows('OK', 'OK')),
+             ('02', False, self.rows('OK', 'FAIL')),
+             ('03', False, self.rows('OK', 'OK')),
+             ('04', False, self.rows('OK', 'FAIL'))], '05', early)
+        self.assertEqual(v['01'], sc.Verdict(['a', 'b'], [], [], ['b']))
+        self.assertEqual(v['02'], sc.Verdict(['a'], [], [('b', 'FAIL')], []))
+        self.assertEqual(first[self.B[0]], ['b', '03'])
+        self.assertEqual(v['04'].failed, [('b', 'FAIL, OK at 03')])
+
+    def test_early_passes_name_declared_families(self):
+        self.assertLessEqual(set(sc.EARLY_PASS.values()), DECLARED)
+
+    def test_the_classic_step_must_pass_everything(self):
+        v, _ = self.judge(('00', True, self.rows('OK', 'FAIL')),
+                          ('01', False, self.rows('OK', 'OK')))
+        self.assertEqual(v['00'].failed,
+                         [('b', 'FAIL on the tree\'s own flower')])
+
+    def test_the_classic_step_stands_apart(self):
+        # OK on the tree's flower, not yet on the rewrite's first step: no
+        # regression; missing there is no "missing" later either
+        v, first = self.judge(('00', True, self.rows('OK', 'OK')),
+                              ('01', False, self.rows('OK', 'FAIL')),
+                              ('02', False, self.rows('OK', 'OK')))
+        self.assertEqual(v['00'], sc.Verdict(['a', 'b'], [], [], []))
+        self.assertEqual(v['01'], sc.Verdict(['a'], [], [('b', 'FAIL')], []))
+        self.assertEqual(first[self.B[0]], ['b', '02'])
+        v, _ = self.judge(('00', True, self.rows('OK', 'OK')),
+                          ('01', False, self.rows('OK')))
+        self.assertEqual(v['01'].failed, [])
+
+
 class TestReport(unittest.TestCase):
+    """report(): the cases' TAP files and the selftests' raw output."""
+
+    def setUp(self):
+        # the scripts' ALL_TESTS, as the tree's forwarding directory has them
+        self.fwd = tempfile.TemporaryDirectory()
+        for script, tests in (('tc_flower.sh', 'a_test b_test'),
+                              ('tc_chains.sh', 'c_test')):
+            with open(os.path.join(self.fwd.name, script), 'w') as f:
+                f.write('ALL_TESTS="{}"\n'.format(tests))
+        patch = mock.patch.object(sc, 'FWD', self.fwd.name)
+        patch.start()
+        self.addCleanup(patch.stop)
+        self.addCleanup(self.fwd.cleanup)
+
     def report(self, files, names):
         with tempfile.TemporaryDirectory() as out:
             for name, text in files.items():
@@ -373,31 +509,125 @@ class TestReport(unittest.TestCase):
             buf = io.StringIO()
             with redirect_stdout(buf):
                 rc = sc.report(out, names)
-        return rc, buf.getvalue().splitlines()
+            with open(os.path.join(out, 'selftests.md')) as f:
+                doc = f.read()
+        return rc, buf.getvalue().splitlines(), doc
+
+    @staticmethod
+    def step(name, a='OK', b='OK', c='OK', classic=False):
+        """The files of a step that ran one case (OK) and the scripts."""
+        files = {name + '.' + script + '.raw': raw(*tests, script=script)
+                 for script, tests in (
+                     ('tc_flower.sh', [('a_test', 'a', a),
+                                       ('b_test', 'b', b)]),
+                     ('tc_chains.sh', [('c_test', 'c', c)]))}
+        if classic:
+            files.update({name + '.classic': '', name + '.ids': ''})
+        else:
+            files.update({name + '.ids': 'aaaa\n',
+                          name + '.tap': '1..1\nok 1 - aaaa x\n'})
+        return files
 
     def test_all_passed(self):
-        rc, lines = self.report({
+        rc, lines, doc = self.report(
+            dict(self.step('01-flower-core', b='FAIL'),
+                 **self.step('30-flower-hw-geneve-lengths')), ['01', '30'])
+        self.assertEqual((rc, lines[-1]), (0, '7 passed, 0 failed'))
+        self.assertIn('series-corpus: 01-flower-core: tc_flower.sh: 1 '
+                      'passed, 0 failed, 1 not yet (80 s)', lines)
+        self.assertIn('| tc_flower.sh | b | 30-flower-hw-geneve-lengths |',
+                      doc)
+
+    def test_a_regression_fails(self):
+        rc, lines, _ = self.report(
+            dict(self.step('01-flower-core'),
+                 **self.step('09-flower-masks', c='FAIL')), ['01', '09'])
+        self.assertEqual((rc, lines[-1]), (1, '7 passed, 1 failed'))
+        self.assertIn('series-corpus: 09-flower-masks: tc_chains.sh: FAIL '
+                      'c: FAIL, OK at 01-flower-core', lines)
+        self.assertTrue(any('did not run' in line for line in lines))
+
+    def test_the_last_step_fails_a_not_yet(self):
+        rc, lines, doc = self.report(
+            dict(self.step('01-flower-core', b='FAIL'),
+                 **self.step('30-flower-hw-geneve-lengths', b='SKIP')),
+            ['01', '30'])
+        self.assertEqual((rc, lines[-1]), (1, '6 passed, 1 failed'))
+        self.assertIn('| tc_flower.sh | b | never |', doc)
+
+    def test_the_last_step_is_the_one_it_equals(self):
+        # 30 not run again (its cls_flower.c is 29's): 29 is the last
+        files = dict(self.step('29-flower-key-order', b='FAIL'))
+        files['30-flower-hw-geneve-lengths.same'] = '29-flower-key-order\n'
+        rc, lines, _ = self.report(files, ['29', '30'])
+        self.assertEqual((rc, lines[-1]), (1, '3 passed, 1 failed'))
+        self.assertIn('series-corpus: 29-flower-key-order: tc_flower.sh: '
+                      'FAIL b: FAIL at the last step', lines)
+
+    def test_template_filter_fits_before_templates(self):
+        # EARLY_PASS: OK at 01 (a second mask refused), FAIL at 09: not yet
+        files = dict(self.step('01-flower-core'),
+                     **self.step('09-flower-masks', c='FAIL'))
+        for name in files:
+            files[name] = files[name].replace('TEST: c ',
+                                              'TEST: template filter fits ')
+        with mock.patch.object(sc, 'EARLY_PASS', {
+                ('tc_chains.sh', 'template filter fits'): 'templates'}):
+            rc, lines, doc = self.report(files, ['01', '09'])
+        self.assertEqual((rc, lines[-1]), (0, '7 passed, 0 failed'))
+        self.assertIn('series-corpus: 09-flower-masks: tc_chains.sh: not yet '
+                      'template filter fits (FAIL)', lines)
+        self.assertIn('| tc_chains.sh | template filter fits | never |', doc)
+
+    def test_a_script_without_output_fails(self):
+        files = self.step('01-flower-core')
+        del files['01-flower-core.tc_chains.sh.raw']
+        rc, lines, _ = self.report(files, ['01'])
+        self.assertEqual((rc, lines[-1]), (1, '3 passed, 1 failed'))
+        self.assertIn('series-corpus: 01-flower-core: tc_chains.sh: FAIL '
+                      '(script): no output', lines)
+
+    def test_a_classic_step_runs_no_case_and_passes_everything(self):
+        rc, lines, doc = self.report(
+            self.step('01-flower-core', classic=True), ['01'])
+        self.assertEqual((rc, lines[-1]), (0, '3 passed, 0 failed'))
+        self.assertIn("no net/sched/cls_flower.c", lines[0])
+        self.assertIn("| 01-flower-core (the tree's flower) |", doc)
+        rc, lines, _ = self.report(
+            dict(self.step('01-flower-core', classic=True, c='SKIP'),
+                 **self.step('02-flower-vlan', c='FAIL')), ['01', '02'])
+        self.assertEqual((rc, lines[-1]), (1, '5 passed, 1 failed'))
+        self.assertIn("series-corpus: 01-flower-core: tc_chains.sh: FAIL c: "
+                      "SKIP on the tree's own flower", lines)
+
+
+    def test_all_cases_passed(self):
+        # and the three selftests (step()'s)
+        rc, lines, _ = self.report(dict(self.step('01-flower-core'), **{
             '01-flower-core.ids': 'aaaa\nbbbb\n',
-            '01-flower-core.tap': '1..2\nok 1 - aaaa x\nok 2 - bbbb y\n'},
+            '01-flower-core.tap': '1..2\nok 1 - aaaa x\nok 2 - bbbb y\n'}),
             ['01'])
-        self.assertEqual((rc, lines[-1]), (0, '2 passed, 0 failed'))
+        self.assertEqual((rc, lines[-1]), (0, '5 passed, 0 failed'))
 
     def test_a_step_that_ran_nothing_fails(self):
-        rc, lines = self.report({'01-flower-core.ids': '\n'}, ['01'])
-        self.assertEqual((rc, lines[-1]), (1, '0 passed, 1 failed'))
+        rc, lines, _ = self.report(dict(self.step('01-flower-core'), **{
+            '01-flower-core.ids': '\n'}), ['01'])
+        self.assertEqual((rc, lines[-1]), (1, '3 passed, 1 failed'))
         self.assertIn('no case selected', lines[0])
 
     def test_cases_that_never_reported_fail(self):
-        rc, lines = self.report({
+        rc, lines, _ = self.report(dict(self.step('01-flower-core'), **{
             '01-flower-core.ids': 'aaaa\nbbbb\ncccc\n',
-            '01-flower-core.tap': '1..3\nok 1 - aaaa x\nok 2 - bbbb # skip\n'},
-            ['01'])
-        self.assertEqual((rc, lines[-1]), (1, '1 passed, 2 failed'))
+            '01-flower-core.tap':
+            '1..3\nok 1 - aaaa x\nok 2 - bbbb # skip\n'}), ['01'])
+        self.assertEqual((rc, lines[-1]), (1, '4 passed, 2 failed'))
 
     def test_a_step_not_reached_fails(self):
-        rc, lines = self.report({}, ['02'])
+        rc, lines, _ = self.report({}, ['02'])
         self.assertEqual(rc, 1)
         self.assertIn('not reached', lines[0])
+        self.assertIn('series-corpus: 02-flower-vlan: tc_flower.sh: FAIL '
+                      '(script): no output', lines)
 
 
 if __name__ == '__main__':
