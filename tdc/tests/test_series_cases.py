@@ -548,21 +548,25 @@ class TestReport(unittest.TestCase):
         self.assertTrue(any('did not run' in line for line in lines))
 
     def test_the_last_step_fails_a_not_yet(self):
-        rc, lines, doc = self.report(
-            dict(self.step('01-flower-core', b='FAIL'),
-                 **self.step('30-flower-hw-geneve-lengths', b='SKIP')),
-            ['01', '30'])
+        # the series' last step (its module: the step before's, .same)
+        last, before = STEPS[-1][0], STEPS[-2][0]
+        files = dict(self.step('01-flower-core', b='FAIL'),
+                     **self.step(before, b='SKIP'))
+        files[last + '.same'] = before + '\n'
+        rc, lines, doc = self.report(files, ['01', before, last])
         self.assertEqual((rc, lines[-1]), (1, '6 passed, 1 failed'))
         self.assertIn('| tc_flower.sh | b | never |', doc)
 
     def test_the_last_step_is_the_one_it_equals(self):
-        # 30 not run again (its cls_flower.c is 29's): 29 is the last
-        files = dict(self.step('29-flower-key-order', b='FAIL'))
-        files['30-flower-hw-geneve-lengths.same'] = '29-flower-key-order\n'
-        rc, lines, _ = self.report(files, ['29', '30'])
+        # the last step not run again (its cls_flower.c is the one
+        # before's, the Kconfig default's step): that one is the last
+        last, before = STEPS[-1][0], STEPS[-2][0]
+        files = dict(self.step(before, b='FAIL'))
+        files[last + '.same'] = before + '\n'
+        rc, lines, _ = self.report(files, [before, last])
         self.assertEqual((rc, lines[-1]), (1, '3 passed, 1 failed'))
-        self.assertIn('series-corpus: 29-flower-key-order: tc_flower.sh: '
-                      'FAIL b: FAIL at the last step', lines)
+        self.assertIn('series-corpus: {}: tc_flower.sh: '
+                      'FAIL b: FAIL at the last step'.format(before), lines)
 
     def test_template_filter_fits_before_templates(self):
         # EARLY_PASS: OK at 01 (a second mask refused), FAIL at 09: not yet
