@@ -322,6 +322,22 @@ def _string_of(node, consts):
     return None
 
 
+# `. "$repo/PATH"`: a shell library of the repository a script sources
+# (tree/kernel-paths.sh); its functions are the script's, and so are the
+# programs they run
+SOURCED_RE = re.compile(r'^\s*(?:\.|source)\s+"\$repo/([^"$]+)"\s*$',
+                        re.MULTILINE)
+
+
+def with_sourced(text):
+    """A script's text followed by that of the repository files it
+    sources."""
+    for m in SOURCED_RE.finditer(text):
+        with open(os.path.join(REPO, m.group(1))) as f:
+            text += '\n' + f.read()
+    return text
+
+
 def python_programs(source):
     tree = ast.parse(source)
     consts = {}
@@ -435,7 +451,7 @@ def programs():
                         add(python_programs(f.read()), rel)
                 elif interp in ('sh', 'bash', 'dash'):
                     with open(path) as f:
-                        progs = shell_programs(f.read())
+                        progs = shell_programs(with_sourced(f.read()))
                     if rel in BUSYBOX_SCRIPTS:
                         # /sbin/modprobe: the host's, under chroot /host
                         progs = ['busybox' if os.path.basename(p) in applets

@@ -143,3 +143,16 @@ class TestShellScan(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class TestSourced(unittest.TestCase):
+    def test_a_sourced_library_defines_the_scripts_functions(self):
+        from lint import deps_scan
+        text = 'set -e\n. "$repo/tree/kernel-paths.sh"\nmirror_files\n'
+        # alone, the call looks like a program; with the library it
+        # sources, it is a function of the script
+        self.assertIn('mirror_files', shell_programs(text))
+        whole = deps_scan.with_sourced(text)
+        self.assertIn('diff_paths() {', whole)
+        self.assertNotIn('mirror_files', shell_programs(whole))
+        self.assertIn('find', shell_programs(whole))
