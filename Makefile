@@ -106,7 +106,7 @@ kernel_lock    = $(BUILD)/.kernel-$(1).lock
 KERNEL_LOCK    := $(call kernel_lock,$(VARIANT))
 TREE_LOCK      := $(BUILD)/.tree.lock
 
-.PHONY: help deps kernel kernel-locked stock-ext stock-ext-locked initramfs guest run test upstream upstream-report compare series \
+.PHONY: help deps kernel kernel-locked stock-ext stock-ext-locked initramfs guest run test upstream upstream-report compare compare-commit series \
         series-locked series-check clean distclean trees tree-pristine tree-ours
 
 # ---------------------------------------------------------------------------
@@ -291,32 +291,44 @@ upstream-report:
 # The same corpus on the tree's own cls_flower (the stock module on ours'
 # kernel, as variant_guest boots it) and on ours, one guest after the
 # other; TAP in build/guest-out/compare/, the report in
-# docs/stock-comparison.md.  A failing case is data here, not an error:
-# only a guest that never reported (no TAP) fails the target.
+# docs/stock-comparison.md.  COMPARE_STOCK=stock-next compares with the
+# stock flower with kernel/stock-series instead (docs/
+# stock-next-comparison.md); COMPARE_RUNS=stock-next runs that kernel
+# only and takes ours' run of the last make compare.  A failing case is
+# data here, not an error: only a guest that never reported (no TAP)
+# fails the target.
 COMPARE_OUT    := $(BUILD)/guest-out/compare
-COMPARE_REPORT := $(REPO)/docs/stock-comparison.md
+COMPARE_STOCK  ?= stock
+COMPARE_RUNS   ?= $(COMPARE_STOCK) ours
+COMPARE_REPORT := $(REPO)/docs/$(if $(filter stock-next,$(COMPARE_STOCK)),stock-next-comparison,stock-comparison).md
 compare:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory guest VARIANT=ours
-	@$(MAKE) --no-print-directory stock-ext VARIANT=ours
+	@$(MAKE) --no-print-directory $(if $(filter stock-next,$(COMPARE_STOCK)),stock-next-ext,stock-ext) VARIANT=ours
 	@$(MAKE) --no-print-directory offload-drv
-	@rm -rf $(COMPARE_OUT); mkdir -p $(COMPARE_OUT)
-	$(call measured_commit,$(COMPARE_OUT)/commit,tc-tests tdc tcgen kernel)
-	@for v in stock ours; do \
+	@mkdir -p $(COMPARE_OUT)
+	@for v in $(COMPARE_RUNS); do \
+		rm -f $(COMPARE_OUT)/$$v.*; \
+		$(MAKE) --no-print-directory -s compare-commit COMPARE_FILE=$(COMPARE_OUT)/$$v.commit; \
 		start=$$(date +%s); rc=0; \
 		$(REPO)/guest/run --variant $$v --timeout 7200 \
 			--console-log $(BUILD)/logs/console-compare-$$v.log -- \
 			$(PYTHON) -m tdc.tdc -c flower -J 3 \
 			--tap $(COMPARE_OUT)/$$v.tap >$(COMPARE_OUT)/$$v.out 2>&1 || rc=$$?; \
 		took=$$(( $$(date +%s) - start )); \
-		echo "$$v=$$took" >>$(COMPARE_OUT)/seconds; \
+		echo "$$v=$$took" >$(COMPARE_OUT)/$$v.seconds; \
 		echo "compare: $$v: guest exit $$rc, $$took s," \
 			"$$(tail -n 1 $(COMPARE_OUT)/$$v.out)"; \
 	done
 	cd $(REPO) && $(PYTHON) -m tdc.compare --ours $(COMPARE_OUT)/ours.tap \
-		--stock $(COMPARE_OUT)/stock.tap --out $(COMPARE_REPORT) \
-		--commit "$$(cat $(COMPARE_OUT)/commit)" \
-		$$(sed 's/^/--seconds /' $(COMPARE_OUT)/seconds)
+		--stock $(COMPARE_OUT)/$(COMPARE_STOCK).tap --out $(COMPARE_REPORT) \
+		--stock-name $(COMPARE_STOCK) \
+		--commit "ours $$(cat $(COMPARE_OUT)/ours.commit), $(COMPARE_STOCK) $$(cat $(COMPARE_OUT)/$(COMPARE_STOCK).commit)" \
+		$$(sed 's/^/--seconds /' $(COMPARE_OUT)/ours.seconds $(COMPARE_OUT)/$(COMPARE_STOCK).seconds)
+
+# the commit a compare run measures, into COMPARE_FILE
+compare-commit:
+	$(call measured_commit,$(COMPARE_FILE),tc-tests tdc tcgen kernel)
 
 # ---------------------------------------------------------------------------
 series:
