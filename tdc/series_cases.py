@@ -26,8 +26,8 @@ at a step when all its families exist there.
         the series: judge_selftests)
 
 Two families come from the case's category, not its commands:
-FRAG_PARSE (what a first fragment's n_proto and ip_proto are: series
-step 20), and LENIENCY,
+FRAG_PARSE (a first fragment's ICMP, TCP flags or L2TPv3 keys: the
+steps before 20 read no fragment's transport header), and LENIENCY,
 the requests the stock flower accepts (a key without its prerequisite, a
 mask without its key, an unknown attribute...: docs/leniency.md), which
 the series refuses until the step that brings it; the generator, which
@@ -409,9 +409,9 @@ ALWAYS_REFUSED = r'UNSPEC'
 # the category (and family) of a case whose request the stock flower
 # accepts and the series before its leniency step refuses
 LENIENCY = 'leniency'
-# the category (and family) of a case on what a first fragment's n_proto
-# and ip_proto are: the steps before 20 dissected first fragments with
-# FLOW_DISSECTOR_F_PARSE_1ST_FRAG, which changes them (9bbd, 76ef)
+# the category (and family) of a case on a first fragment's ICMP, TCP
+# flags or L2TPv3 keys: the steps before 20 read no fragment's transport
+# header, as the stock flower (9dc2, 1e1e, eeba, ffe6, e6dc)
 FRAG_PARSE = 'frag_parse'
 # the category (and family) of a case on what drivers get as a Geneve
 # options filter's mask: the steps before 30 gave them the all-ones
