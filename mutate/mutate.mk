@@ -24,6 +24,10 @@
 #                             results in build/mutate/gate/results;
 #                             MUTATE_LIMIT=M, MUTATE_FROM="DIR..." (the
 #                             campaign's result dirs), DT_SEED=N
+#   make mutate-gate SHARD=K/N
+#                             that share of the plan first hand through the
+#                             gate's oracles, campaign or not (the gate's
+#                             score counts it by its own result)
 #
 # Every kill is confirmed: the oracle that failed runs again in a fresh
 # guest, and m0000, first in every run, must pass every oracle (the run
@@ -63,5 +67,6 @@ mutate-gate:
 	@$(MAKE) --no-print-directory guest
 	@$(MAKE) --no-print-directory stock-next-ext
 	cd $(REPO) && $(PYTHON) -m mutate.run --oracles gate --dt-seed $(DT_SMOKE_SEED) \
+		$(if $(filter-out 1/1,$(SHARD)),--shard $(SHARD)) \
 		$(if $(MUTATE_LIMIT),--limit $(MUTATE_LIMIT)) \
 		$(if $(MUTATE_FROM),--from $(MUTATE_FROM))

@@ -72,9 +72,11 @@ def score(plan, got, equivalent, rerun=None):
     (confirmed or not); confirmed: killed, and the same oracle failed it
     again while m0000 passed it in the same run (mutate.kills.confirm());
     inconclusive: a timeout, a stall, a death without a splat.  rerun:
-    the gate's score, whose results (got) cover only the mutants the
-    campaign killed (rerun: the campaign's results): a campaign survivor
-    counts as surviving, a campaign kill with no gate result as not run.
+    the gate's score, whose results (got) cover the mutants the campaign
+    killed (rerun: the campaign's results): a campaign survivor counts as
+    surviving, a campaign kill with no gate result as not run; and a
+    mutant the campaign never ran counts by the gate's own result (make
+    mutate-gate SHARD=K/N runs a share of the plan first hand).
     measured: the commits whose oracles judged (the results' 'measured')."""
     s = {'killed': 0, 'confirmed': 0, 'inconclusive': 0, 'survived': 0,
          'not run': 0, 'out of': 0}
@@ -82,6 +84,8 @@ def score(plan, got, equivalent, rerun=None):
     for m in plan['mutants']:
         i = m['id']
         base = rerun.get(i) if rerun is not None else got.get(i)
+        if base is None and rerun is not None:
+            base = got.get(i)       # the gate ran it first hand
         if base is None or base['verdict'] == 'stillborn' or partial(base):
             continue
         if base['verdict'] == 'survived' and i in equivalent:
@@ -131,7 +135,9 @@ def scores_section(plan, got, equivalent, gate):
          'the gate\'s own oracles (%s; `difftest-gate` is the mutant against '
          'stock-next through difftest/compare.py\'s classes, as `make '
          'difftest-smoke DT_STOCK=stock-next` judges; `make mutate-gate`); '
-         'a campaign survivor counts as a survivor there.  "measured": the '
+         'a campaign survivor counts as a survivor there, and a mutant the '
+         'campaign never ran counts by the gate\'s own first-hand result '
+         '(`make mutate-gate SHARD=K/N`).  "measured": the '
          'commit whose oracles judged.' % (
              ', '.join('`%s`' % o for o in ORACLES),
              ', '.join('`%s`' % o for o in GATE_ORACLES)),

@@ -367,10 +367,16 @@ def gate_profile(a, work, doc):
     """--oracles gate: every mutant the campaign killed (--from, default
     build/mutate/results; or --ids) that has no gate result yet, at most
     --limit, through the gate's oracles, m0000 first; results in
-    GATE_RESULTS."""
+    GATE_RESULTS.  With --shard K/N other than 1/1: that share of the
+    plan, first hand, whatever the campaign made of it (the gate's score
+    then needs no campaign: report.score())."""
     results = a.results or GATE_RESULTS
-    ids = a.ids or campaign_killed(getattr(a, 'from_') or [CAMPAIGN_RESULTS],
-                                   doc['commit'])
+    if a.shard != '1/1':
+        k, n = map(int, a.shard.split('/'))
+        ids = [r['id'] for r in gen.shard(doc['mutants'], k, n)]
+    else:
+        ids = a.ids or campaign_killed(
+            getattr(a, 'from_') or [CAMPAIGN_RESULTS], doc['commit'])
     have = set(f[:-5] for f in os.listdir(results)) if os.path.isdir(results) else set()
     todo = [i for i in ids if i not in have and i != CONTROL][:a.limit]
     log('gate profile (%s), commit %s measured at %s: %d mutants to run (%d '
@@ -401,7 +407,9 @@ def tally(got):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--shard', default='1/1', metavar='K/N')
+    ap.add_argument('--shard', default='1/1', metavar='K/N',
+                    help='a deterministic share of the plan: index mod N == '
+                    'K-1; with --oracles gate, run first hand')
     ap.add_argument('--ids', nargs='*')
     ap.add_argument('--limit', type=int)
     ap.add_argument('--oracles', default=ORACLES,

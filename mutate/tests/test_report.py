@@ -136,6 +136,22 @@ class TestTwoScores(unittest.TestCase):
         self.assertEqual((s['killed'], s['confirmed'], s['inconclusive'], s['survived']),
                          (2, 1, 1, 1))
 
+    def test_gate_first_hand(self):
+        """make mutate-gate SHARD=K/N: mutants the campaign never ran count
+        by the gate's own results; stillborn and equivalent ones do not."""
+        def r(mid, v, confirmed=False):
+            x = result(mid, v, 'packets' if v == 'killed' else None)
+            x.update(confirmed=confirmed, measured='b' * 40)
+            return x
+        gate = {'m0001': r('m0001', 'killed', True), 'm0002': r('m0002', 'killed'),
+                'm0003': r('m0003', 'survived'), 'm0004': r('m0004', 'survived'),
+                'm0005': r('m0005', 'stillborn')}
+        g = report.score(PLAN, gate, {'m0004': 'same code'}, rerun={})
+        self.assertEqual({k: g[k] for k in ('killed', 'confirmed', 'survived',
+                                            'not run', 'out of')},
+                         {'killed': 2, 'confirmed': 1, 'survived': 1,
+                          'not run': 0, 'out of': 3})
+
 
 if __name__ == '__main__':
     unittest.main()
