@@ -295,7 +295,7 @@ class TestGateProfile(unittest.TestCase):
             self.assertEqual(run.campaign_killed([camp], DOC['commit']), ['m0001', 'm0004'])
             a = run.main.__globals__['argparse'].Namespace(
                 results=os.path.join(d, 'gate'), ids=None, from_=[camp], limit=None,
-                dt_seed='7')
+                dt_seed='7', shard='1/1')
             with mock.patch.object(run, 'gate_difftest_ref') as ref, \
                     mock.patch.object(run, 'baseline', return_value={'25cd': 'x'}), \
                     mock.patch.object(run, 'run_ids', return_value={}) as ri, \
