@@ -10,7 +10,8 @@ QEMU test guest) exits with CMD's own status, or with one of EXIT_* when
 the kernel or the guest failed; VERDICT names those for the reports.
 SPLAT_RE / BENIGN_RE decide which console lines make a run fail;
 splats() finds them with an excerpt.  guest/run, stress/ and
-selftests/run all judge a boot by these.
+selftests/run all judge a boot by these.  In the guest,
+loaded_srcversion() tells which cls_flower build is the one answering.
 """
 
 import collections
@@ -132,3 +133,19 @@ def splats(text):
         else:
             i += 1
     return found
+
+
+# where the guest's kernel shows the srcversion of the cls_flower loaded:
+# a module file's (modinfo -F srcversion) tells whether it is that file,
+# and not an autoloaded other
+LOADED_SRCVERSION = '/sys/module/cls_flower/srcversion'
+
+
+def loaded_srcversion():
+    """The srcversion of the cls_flower module loaded (in the guest), or
+    None when none is."""
+    try:
+        with open(LOADED_SRCVERSION) as f:
+            return f.read().strip()
+    except OSError:
+        return None

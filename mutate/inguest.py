@@ -28,6 +28,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 sys.dont_write_bytecode = True
 # guest/run's splat pattern, so "a kernel splat" means the same here
 from flower.guest import is_splat  # noqa: E402 (after dont_write_bytecode)
+from flower.guest import loaded_srcversion  # noqa: E402
 from mutate.report import ORACLES  # noqa: E402
 from flower.results import summary_line  # noqa: E402
 
@@ -204,14 +205,6 @@ def splats():
     return [ln for ln in out.splitlines() if is_splat(ln)]
 
 
-def srcversion():
-    try:
-        with open('/sys/module/cls_flower/srcversion') as f:
-            return f.read().strip()
-    except OSError:
-        return None
-
-
 # A line that already says the oracle failed: the rest of its run is not
 # needed (a failing tdc case may wait for its timeouts), so it is stopped
 # there and what it left behind is cleaned up (cleanup()).
@@ -283,10 +276,10 @@ def one(mid, mods, out_dir, order, exclude=(), mark=None):
                           text=True).stdout.strip()
     subprocess.run(['dmesg', '-C'])
     p = subprocess.run(['insmod', ko], capture_output=True, text=True)
-    if p.returncode or srcversion() != want:
+    if p.returncode or loaded_srcversion() != want:
         res.update(verdict='killed', killer='insmod',
                    why='insmod: %s (srcversion %s, want %s)' % (
-                       p.stderr.strip(), srcversion(), want))
+                       p.stderr.strip(), loaded_srcversion(), want))
         return res, bool(splats())
     if exclude:
         res['exclude'] = sorted(exclude)
@@ -301,8 +294,8 @@ def one(mid, mods, out_dir, order, exclude=(), mark=None):
             r.update(ok=False, why='kernel splat: ' + sp[0][:200],
                      splat=[ln[:200] for ln in sp[:8]])
             restart = True
-        if srcversion() != want:
-            r.update(ok=False, why='cls_flower is no longer the mutant (%s)' % srcversion())
+        if loaded_srcversion() != want:
+            r.update(ok=False, why='cls_flower is no longer the mutant (%s)' % loaded_srcversion())
             restart = True
         res['oracles'].append(r)
         if not r['ok']:

@@ -47,7 +47,7 @@ namespace not made yet: lint/corpus.py PROBE_IN_NAMESPACE).
 
 Each case gets its seriesFamilies (tdc/corpus.py FAMILIES_FIELD): the
 families of kernel/series/families its requests use, by
-tdc.series_cases.used_families(), which say from which step of the
+tdc.case_families.used_families(), which say from which step of the
 series on it runs (Corpus.add_families).
 
 The guest is slow (TCG): tdc.py runs a case's setup commands in one

@@ -10,7 +10,7 @@ import json
 from tcgen.common import (DUMMY_SETUP, FILTER_LINE, FLNL_TIMEOUT, INGRESS,
                           PROTO_NAME, compact, filters, quote, rx)
 from lint import corpus, jsonpattern
-from tdc import series_cases
+from tdc import case_families
 from tcgen.packets import (Layers, dot1q, ether, ingress_bytes, ip4, layer,
                            render)
 
@@ -137,13 +137,13 @@ class Corpus:
     def add_families(self):
         """Each case's seriesFamilies (corpus.FAMILIES_FIELD), after its
         category: the families of kernel/series/families its requests
-        use (series_cases.used_families()), which say at which step of
+        use (case_families.used_families()), which say at which step of
         the series it runs; the case is complete (its commands final)."""
         for case in (c for cs in self.themes.values() for c in cs):
             items = [(k, v) for k, v in case.items()
                      if k != corpus.FAMILIES_FIELD]
             at = [k for k, _v in items].index('category') + 1
-            families = sorted(series_cases.used_families(case))
+            families = sorted(case_families.used_families(case))
             case.clear()
             case.update(items[:at] + [(corpus.FAMILIES_FIELD, families)] +
                         items[at:])

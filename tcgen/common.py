@@ -9,7 +9,7 @@ import re
 import shlex
 
 from flower import uapi
-from tdc import compare, series_cases
+from tdc import case_families, compare
 
 
 # tc-tests/, beside this package
@@ -35,7 +35,7 @@ INGRESS = '$TC qdisc add dev $DEV1 ingress'
 # step on.  The cases that check ours' warnings for such requests are in
 # theme (file, category) WARNINGS_THEME: the stock flower gives none, and
 # tdc/compare.py declares that difference.
-LENIENCY = series_cases.LENIENCY
+LENIENCY = case_families.LENIENCY
 WARNINGS_THEME = compare.WARNINGS_CATEGORY
 # Upstream's nsPlugin since 6.6 and ours make $DUMMY in each case's
 # namespace, 6.1's makes none: a case that uses it makes it (after

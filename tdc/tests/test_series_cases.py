@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""series_cases.py: which step of the patch series each tdc case runs at."""
+"""case_families.py and series_cases.py: the families each tdc case
+needs, which step of the patch series it runs at, and the report of a
+run of the series."""
 
 import importlib
 import io
@@ -10,6 +12,7 @@ from contextlib import redirect_stdout
 from unittest import mock
 
 from flower import keys, uapi
+from tdc import case_families as cf
 from tdc import series_cases as sc
 
 STEPS = sc.read_steps()
@@ -24,7 +27,7 @@ def case(*setup, cmd='true', exp='0'):
 
 def declared(c):
     """c with the families its commands use as its field."""
-    return dict(c, **{sc.FIELD: sorted(sc.used_families(c))})
+    return dict(c, **{cf.FIELD: sorted(cf.used_families(c))})
 
 
 ADD = '$TC filter add dev $DEV1 ingress protocol ip prio 1 handle {} flower {}'
@@ -34,8 +37,8 @@ class TestRealCases(unittest.TestCase):
     """Cases of the corpus whose families are known from what they do."""
 
     def check(self, cid, families, step):
-        self.assertEqual(sc.used_families(CASES[cid]), families, cid)
-        self.assertEqual(sc.families(CASES[cid]), families, cid)
+        self.assertEqual(cf.used_families(CASES[cid]), families, cid)
+        self.assertEqual(cf.families(CASES[cid]), families, cid)
         self.assertEqual(sc.step_of(CASES[cid], STEPS), step, cid)
 
     def test_core(self):
@@ -47,18 +50,18 @@ class TestRealCases(unittest.TestCase):
     def test_vlan_protocol_flnl(self):  # $FLNL --protocol 802.1ad
         c = case(cmd='$FLNL add --dev $DEV1 --prio 1 --protocol 802.1ad '
                  '--attr eth_type=802.1ad --attr vlan_id=3')
-        self.assertEqual(sc.used_families(c), {'core', 'vlan'})
+        self.assertEqual(cf.used_families(c), {'core', 'vlan'})
         self.assertEqual(sc.step_of(declared(c), STEPS), '02-flower-vlan')
 
     def test_leniency_by_category(self):
         # cvlan_id without an inner tag: the stock flower ignores it, the
         # series refuses it until its leniency step (tcgen tags the case)
-        self.assertIn(sc.LENIENCY, CASES['c77a']['category'])
-        self.assertEqual(sc.families(CASES['c77a']),
-                         {'core', 'vlan', sc.LENIENCY})
-        bringing = [s for s, fams in STEPS if sc.LENIENCY in fams]
+        self.assertIn(cf.LENIENCY, CASES['c77a']['category'])
+        self.assertEqual(cf.families(CASES['c77a']),
+                         {'core', 'vlan', cf.LENIENCY})
+        bringing = [s for s, fams in STEPS if cf.LENIENCY in fams]
         self.assertEqual(len(bringing), 1, 'kernel/series/families must '
-                         'name the step that brings family %r' % sc.LENIENCY)
+                         'name the step that brings family %r' % cf.LENIENCY)
         self.assertEqual(sc.step_of(CASES['c77a'], STEPS), bringing[0])
         # the same request without the tag is the vlan step's
         untagged = declared(dict(CASES['c77a'],
@@ -68,7 +71,7 @@ class TestRealCases(unittest.TestCase):
     def test_a_redirection_ends_a_tc_request(self):
         # the warning cases: tc filter add ... 2>&1 | grep -cF '...'
         c = case(cmd=ADD.format(1, 'ip_tos 0x10') + " 2>&1 | grep -cF 'x'")
-        self.assertEqual(sc.used_families(c), {'core', 'tos_ttl'})
+        self.assertEqual(cf.used_families(c), {'core', 'tos_ttl'})
 
     def test_conntrack(self):       # ct_state +trk+new
         self.check('4199', {'core', 'conntrack'}, '08-flower-conntrack')
@@ -125,20 +128,20 @@ class TestFamiliesField(unittest.TestCase):
 
     def test_every_case_says_what_its_commands_use(self):
         stale = ['{} says {}, its commands use {}'.format(
-            cid, c.get(sc.FIELD), sorted(sc.used_families(c)))
+            cid, c.get(cf.FIELD), sorted(cf.used_families(c)))
             for cid, c in sorted(CASES.items())
-            if c.get(sc.FIELD) != sorted(sc.used_families(c))]
+            if c.get(cf.FIELD) != sorted(cf.used_families(c))]
         self.assertEqual(stale, [], 'a generated case: run python3 -m '
                          'tcgen; a hand-written one: correct its field')
 
     def test_the_field_is_read(self):
-        c = dict(CASES['3376'], **{sc.FIELD: ['core', 'vlan']})
-        self.assertEqual(sc.families(c), {'core', 'vlan'})
+        c = dict(CASES['3376'], **{cf.FIELD: ['core', 'vlan']})
+        self.assertEqual(cf.families(c), {'core', 'vlan'})
         self.assertEqual(sc.step_of(c, STEPS), '02-flower-vlan')
 
     def test_a_case_without_the_field_is_refused(self):
-        with self.assertRaisesRegex(ValueError, 'case test: no ' + sc.FIELD):
-            sc.families(case(cmd=ADD.format(1, 'dst_ip 10.0.0.1')))
+        with self.assertRaisesRegex(ValueError, 'case test: no ' + cf.FIELD):
+            cf.families(case(cmd=ADD.format(1, 'dst_ip 10.0.0.1')))
 
 
 class TestShellWords(unittest.TestCase):
@@ -149,15 +152,15 @@ class TestShellWords(unittest.TestCase):
         c = case(cmd="$FLNL batch --expect 22 'Bad thing' " +
                  req.format('vlan_id=3') + " --expect 0 '' " +
                  req.format('ip_tos=3'))
-        self.assertEqual([r.refused for r in sc.requests(c)], [True, False])
-        self.assertEqual(sc.used_families(c), {'core', 'vlan', 'tos_ttl'})
+        self.assertEqual([r.refused for r in cf.requests(c)], [True, False])
+        self.assertEqual(cf.used_families(c), {'core', 'vlan', 'tos_ttl'})
 
     def test_awk_batch_lines(self):
         c = case("awk 'BEGIN { for (i = 1; i <= 3; i++) printf \"filter "
                  "add dev $DEV1 ingress protocol ip prio 1 handle %d flower "
                  "dst_ip 10.0.0.0/%d\\n\", i, i + 8 }' > $BATCH_FILE",
                  cmd='$TC -b $BATCH_FILE')
-        reqs = sc.requests(c)
+        reqs = cf.requests(c)
         self.assertEqual([(r.prio, r.handle, r.keys) for r in reqs],
                          [('1', '%d', (('dst_ip', '10.0.0.0/%d'),))])
         self.assertIn(('dev', '$DEV1'), reqs[0].where)
@@ -166,11 +169,11 @@ class TestShellWords(unittest.TestCase):
         c = case(cmd="$TC -s -n x filter add dev $DEV1 ingress protocol "
                  "'802.1q' prio 1 flower vlan_id 3 action drop; "
                  "$TC -j qdisc del dev $DEV1 ingress")
-        reqs = sc.requests(c)
+        reqs = cf.requests(c)
         self.assertEqual([(r.obj, r.protocol) for r in reqs],
                          [('filter', '802.1q'), ('reset', None)])
         self.assertIn(('dev', '$DEV1'), reqs[0].where)
-        self.assertEqual(sc.used_families(c), {'core', 'vlan'})
+        self.assertEqual(cf.used_families(c), {'core', 'vlan'})
 
 
 class TestCorpus(unittest.TestCase):
@@ -191,12 +194,12 @@ class TestCorpus(unittest.TestCase):
         self.assertEqual(counts[-1], len(CASES))        # all at the end
 
     def test_every_family_is_declared(self):
-        used = set(sc.TC_WORD.values()) | set(sc.ATTR_FAMILY.values())
+        used = set(cf.TC_WORD.values()) | set(cf.ATTR_FAMILY.values())
         self.assertLessEqual(used, DECLARED)
 
     def test_every_uapi_attribute_has_a_family(self):
         self.assertEqual([a.name for a in uapi.TABLE
-                          if sc.attr_family(a.name) is None], [])
+                          if cf.attr_family(a.name) is None], [])
 
 
 def undeclared(rows):
@@ -221,18 +224,18 @@ class TestKeyFamilies(unittest.TestCase):
         # of two families share, decided there
         rows = {n for k in keys.KEYS for n in (k.attr, k.mask) if n}
         words = {w for k in keys.KEYS for w in (k.tc, keys.json_word(k))}
-        other_attrs = {n for _, ns in sc.OTHER_ATTRS for n in ns.split()}
-        other_words = {w for _, ws in sc.OTHER_WORDS for w in ws.split()}
+        other_attrs = {n for _, ns in cf.OTHER_ATTRS for n in ns.split()}
+        other_words = {w for _, ws in cf.OTHER_WORDS for w in ws.split()}
         self.assertEqual(rows & other_attrs, set())
         self.assertEqual(words & other_words, {'src_port', 'dst_port'})
 
     def test_a_word_of_two_families_must_be_decided(self):
         with self.assertRaisesRegex(ValueError, "'src_port' is of families "
                                     'core port_range sctp'):
-            sc.family_maps(keys.KEYS, other_words=())
+            cf.family_maps(keys.KEYS, other_words=())
 
     def test_a_new_key_needs_nothing_here(self):
-        # a made-up key row: series_cases knows its attribute, mask and tc
+        # a made-up key row: case_families knows its attribute, mask and tc
         # word, and their family, from flower.keys alone
         new = keys.KEY['l2tpv3_sid']._replace(
             name='foo', attr='KEY_FOO', mask='KEY_FOO_MASK', tc='foo_id',
@@ -241,14 +244,14 @@ class TestKeyFamilies(unittest.TestCase):
         flnl = case(cmd='$FLNL add --dev $DEV1 --prio 1 --raw key_foo=7 '
                     '--raw key_foo_mask=255')
         with self.assertRaisesRegex(ValueError, 'no family'):
-            sc.used_families(tc)                     # not a key yet
-        self.addCleanup(importlib.reload, sc)   # once KEYS is back
+            cf.used_families(tc)                     # not a key yet
+        self.addCleanup(importlib.reload, cf)   # once KEYS is back
         with mock.patch.object(keys, 'KEYS', keys.KEYS + (new,)):
-            importlib.reload(sc)
-        self.assertEqual(sc.attr_family('KEY_FOO'), 'l2tpv3')
-        self.assertEqual(sc.attr_family('KEY_FOO_MASK'), 'l2tpv3')
-        self.assertEqual(sc.used_families(tc), {'core', 'l2tpv3'})
-        self.assertEqual(sc.used_families(flnl), {'core', 'l2tpv3'})
+            importlib.reload(cf)
+        self.assertEqual(cf.attr_family('KEY_FOO'), 'l2tpv3')
+        self.assertEqual(cf.attr_family('KEY_FOO_MASK'), 'l2tpv3')
+        self.assertEqual(cf.used_families(tc), {'core', 'l2tpv3'})
+        self.assertEqual(cf.used_families(flnl), {'core', 'l2tpv3'})
         self.assertEqual(sc.step_of(declared(tc), STEPS),
                          '06-flower-pppoe-l2tpv3')
 
@@ -257,25 +260,25 @@ class TestDerivation(unittest.TestCase):
     def test_same_mask_twice(self):
         c = case(ADD.format(1, 'dst_ip 10.0.0.0/24'),
                  ADD.format(2, 'dst_ip 10.1.0.0/24'))
-        self.assertEqual(sc.used_families(c), {'core'})
+        self.assertEqual(cf.used_families(c), {'core'})
 
     def test_other_mask_same_prio(self):
         c = case(ADD.format(1, 'dst_ip 10.0.0.0/24'),
                  cmd=ADD.format(2, 'dst_ip 10.1.0.0/16'))
-        self.assertEqual(sc.used_families(c), {'core', 'masks'})
+        self.assertEqual(cf.used_families(c), {'core', 'masks'})
 
     def test_ip_proto_given_or_not_is_another_mask(self):
         # b4d6, 2d71: step 01 refuses the second filter (its mask has the
         # ip_proto byte); the series-corpus run found them at step 01
         c = case(ADD.format(1, 'dst_ip 10.0.0.0/8'),
                  cmd=ADD.format(2, 'dst_ip 10.0.0.0/8 ip_proto udp'))
-        self.assertEqual(sc.used_families(c), {'core', 'masks'})
+        self.assertEqual(cf.used_families(c), {'core', 'masks'})
         self.check_step('b4d6', '09-flower-masks')
 
     def test_two_ip_protos_share_a_mask(self):
         c = case(ADD.format(1, 'ip_proto tcp dst_ip 10.0.0.0/8'),
                  cmd=ADD.format(2, 'ip_proto udp dst_ip 10.1.0.0/8'))
-        self.assertEqual(sc.used_families(c), {'core'})
+        self.assertEqual(cf.used_families(c), {'core'})
 
     def check_step(self, cid, step):
         cases = {c['id']: c for c in sc.load_cases()}
@@ -285,71 +288,71 @@ class TestDerivation(unittest.TestCase):
         c = case(ADD.format(1, 'dst_ip 10.0.0.0/24'),
                  ADD.format(2, 'dst_ip 10.1.0.0/16').replace('prio 1',
                                                              'prio 2'))
-        self.assertEqual(sc.used_families(c), {'core'})
+        self.assertEqual(cf.used_families(c), {'core'})
 
     def test_other_mask_after_the_prio_emptied(self):
         c = case(ADD.format(1, 'dst_ip 10.0.0.0/24'),
                  '$TC filter del dev $DEV1 ingress protocol ip prio 1 '
                  'handle 1 flower',
                  ADD.format(2, 'src_ip 10.1.0.0/16'))
-        self.assertEqual(sc.used_families(c), {'core'})
+        self.assertEqual(cf.used_families(c), {'core'})
 
     def test_other_mask_in_a_batch_file(self):
         c = case(ADD.format(1, 'dst_ip 10.0.0.0/24'),
                  "printf '%s\\n' 'filter add dev $DEV1 ingress protocol ip "
                  "prio 1 handle 2 flower src_ip 10.0.0.1' > $BATCH_FILE",
                  cmd='$TC -b $BATCH_FILE')
-        self.assertEqual(sc.used_families(c), {'core', 'masks'})
+        self.assertEqual(cf.used_families(c), {'core', 'masks'})
 
     def test_flnl_mask_attribute(self):
         flnl = ('$FLNL add --dev $DEV1 --prio 1 --attr eth_type=ip '
                 '--attr ipv4_dst=10.0.0.1 --attr ipv4_dst_mask={}')
         same = case(flnl.format('255.0.0.0'), flnl.format('255.0.0.0'))
         other = case(flnl.format('255.0.0.0'), flnl.format('255.255.0.0'))
-        self.assertEqual(sc.used_families(same), {'core'})
-        self.assertEqual(sc.used_families(other), {'core', 'masks'})
+        self.assertEqual(cf.used_families(same), {'core'})
+        self.assertEqual(cf.used_families(other), {'core', 'masks'})
 
     def test_sctp_ports(self):
         c = case(cmd=ADD.format(1, 'ip_proto sctp dst_port 80'))
-        self.assertEqual(sc.used_families(c), {'core', 'sctp'})
+        self.assertEqual(cf.used_families(c), {'core', 'sctp'})
 
     def test_port_ranges(self):
         # a range is port_range's, of tcp, udp and sctp alike
         for l4 in ('tcp', 'udp', 'sctp'):
             c = case(cmd=ADD.format(1, 'ip_proto %s src_port 10-20' % l4))
-            self.assertEqual(sc.used_families(c), {'core', 'port_range'}, l4)
+            self.assertEqual(cf.used_families(c), {'core', 'port_range'}, l4)
         flnl = case(cmd='$FLNL add --dev $DEV1 --prio 1 --attr eth_type=ip '
                     '--attr ip_proto=17 --raw key_port_dst_min=0001 '
                     '--raw key_port_dst_max=0002')
-        self.assertEqual(sc.used_families(flnl), {'core', 'port_range'})
+        self.assertEqual(cf.used_families(flnl), {'core', 'port_range'})
 
     def test_ranges_share_a_mask_an_exact_port_does_not(self):
         two = case(ADD.format(1, 'ip_proto tcp dst_port 10-20'),
                    cmd=ADD.format(2, 'ip_proto tcp dst_port 30-40'))
-        self.assertEqual(sc.used_families(two), {'core', 'port_range'})
+        self.assertEqual(cf.used_families(two), {'core', 'port_range'})
         mixed = case(ADD.format(1, 'ip_proto tcp dst_port 10-20'),
                      cmd=ADD.format(2, 'ip_proto tcp dst_port 30'))
-        self.assertEqual(sc.used_families(mixed), {'core', 'port_range', 'masks'})
+        self.assertEqual(cf.used_families(mixed), {'core', 'port_range', 'masks'})
 
     def test_hash_attributes(self):
         c = case(cmd='$FLNL add --dev $DEV1 --prio 1 --attr key_hash=1 '
                  '--attr key_hash_mask=0xff')
-        self.assertEqual(sc.used_families(c), {'core', 'hash'})
+        self.assertEqual(cf.used_families(c), {'core', 'hash'})
 
     def test_only_unknown_attributes_are_always_refused(self):
-        unknown = sc.parse_flnl('add', '--dev $DEV1 --raw 200=00', False)
-        self.assertTrue(sc.always_refused(unknown))
+        unknown = cf.parse_flnl('add', '--dev $DEV1 --raw 200=00', False)
+        self.assertTrue(cf.always_refused(unknown))
         for attr in ('key_hash=1', 'key_port_src_min=0001'):
-            req = sc.parse_flnl('add', '--dev $DEV1 --raw ' + attr, False)
-            self.assertFalse(sc.always_refused(req), attr)
+            req = cf.parse_flnl('add', '--dev $DEV1 --raw ' + attr, False)
+            self.assertFalse(cf.always_refused(req), attr)
 
     def test_action_words_are_not_keys(self):
         c = case(cmd=ADD.format(1, 'dst_ip 10.0.0.1 action vlan push id 5'))
-        self.assertEqual(sc.used_families(c), {'core'})
+        self.assertEqual(cf.used_families(c), {'core'})
 
     def test_unknown_word_is_an_error(self):
         with self.assertRaisesRegex(ValueError, 'no family'):
-            sc.used_families(case(cmd=ADD.format(1, 'new_key 1')))
+            cf.used_families(case(cmd=ADD.format(1, 'new_key 1')))
 
 
 class TestSteps(unittest.TestCase):
