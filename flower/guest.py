@@ -135,17 +135,21 @@ def splats(text):
     return found
 
 
-# where the guest's kernel shows the srcversion of the cls_flower loaded:
-# a module file's (modinfo -F srcversion) tells whether it is that file,
-# and not an autoloaded other
-LOADED_SRCVERSION = '/sys/module/cls_flower/srcversion'
-
-
-def loaded_srcversion():
-    """The srcversion of the cls_flower module loaded (in the guest), or
-    None when none is."""
+# A module's srcversion (a hash of its source) tells which build of it is
+# the one loaded: the loaded module's, from sysfs, against a module file's,
+# from modinfo, shows that the file is the one answering and not an
+# autoloaded other.
+def loaded_srcversion(module='cls_flower'):
+    """The srcversion of the module loaded (in the guest), or None when
+    none is."""
     try:
-        with open(LOADED_SRCVERSION) as f:
+        with open('/sys/module/%s/srcversion' % module) as f:
             return f.read().strip()
     except OSError:
         return None
+
+
+def file_srcversion(ko):
+    """The srcversion of the module file ko ('' when modinfo finds none)."""
+    return subprocess.run(['modinfo', '-F', 'srcversion', ko],
+                          capture_output=True, text=True).stdout.strip()

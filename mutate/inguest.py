@@ -28,7 +28,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 sys.dont_write_bytecode = True
 # guest/run's splat pattern, so "a kernel splat" means the same here
 from flower.guest import is_splat  # noqa: E402 (after dont_write_bytecode)
-from flower.guest import loaded_srcversion  # noqa: E402
+from flower.guest import file_srcversion, loaded_srcversion  # noqa: E402
 from mutate.report import ORACLES  # noqa: E402
 from flower.results import summary_line  # noqa: E402
 
@@ -272,8 +272,7 @@ def one(mid, mods, out_dir, order, exclude=(), mark=None):
     res = {'id': mid, 'oracles': [], 'verdict': 'survived', 'killer': None,
            'order': order}
     ko = os.path.join(mods, mid, 'cls_flower.ko')
-    want = subprocess.run(['modinfo', '-F', 'srcversion', ko], capture_output=True,
-                          text=True).stdout.strip()
+    want = file_srcversion(ko)
     subprocess.run(['dmesg', '-C'])
     p = subprocess.run(['insmod', ko], capture_output=True, text=True)
     if p.returncode or loaded_srcversion() != want:

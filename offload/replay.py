@@ -49,6 +49,7 @@ from flower.nl import (NLM_F_CREATE, NLM_F_EXCL, RTM_NEWTFILTER,  # noqa: E402
                        TCA_CHAIN, TCA_KIND, TCA_OPTIONS, NLSock,
                        flower_attr, gact, nest, nla, parse_parent, tcmsg)
 from flower import uapi  # noqa: E402
+from flower.guest import loaded_srcversion  # noqa: E402
 
 TC_TIMEOUT = 300          # one tc command under TCG, with a slow kernel
 TCA_FLOWER_ACT = uapi.number('ACT')
@@ -353,15 +354,6 @@ def run_item(it):
                 secs=round(time.time() - t0, 3))
 
 
-def srcversion(module):
-    """Which module answered (compare.py refuses one module twice)."""
-    try:
-        with open('/sys/module/%s/srcversion' % module) as f:
-            return f.read().strip()
-    except OSError:
-        return None
-
-
 def save(path, doc):
     tmp = path + '.tmp'
     with open(tmp, 'w') as f:
@@ -385,8 +377,8 @@ def main(argv=None):
     setup_devices()
     doc = dict(variant=os.environ.get('TDC_VARIANT', '?'),
                kernel=os.uname().release, meta=req.get('meta', {}),
-               srcversion=srcversion('cls_flower'),
-               driver_srcversion=srcversion('flower_offload_test'),
+               srcversion=loaded_srcversion('cls_flower'),
+               driver_srcversion=loaded_srcversion('flower_offload_test'),
                complete=False, items=[])
     t0 = last = time.time()
     for n, it in enumerate(items, 1):

@@ -120,13 +120,6 @@ def resolve(step, steps):
 
 
 # --- in the guest ----------------------------------------------------------
-def srcversion(ko):
-    """The srcversion of the module file ko (modinfo's)."""
-    out = subprocess.run(['modinfo', '-F', 'srcversion', ko],
-                         capture_output=True, text=True)
-    return out.stdout.strip()
-
-
 def load(ko):
     """cls_flower := ko: rmmod the loaded one (retried: the module stays
     busy for an RCU grace period after its last filter), insmod, and check
@@ -142,7 +135,7 @@ def load(ko):
     rc = subprocess.run(['insmod', ko], capture_output=True, text=True)
     if rc.returncode:
         return 'insmod {}: {}'.format(ko, rc.stderr.strip())
-    if guest.loaded_srcversion() != srcversion(ko):
+    if guest.loaded_srcversion() != guest.file_srcversion(ko):
         return 'loaded cls_flower srcversion {} is not {}\'s'.format(
             guest.loaded_srcversion(), ko)
     return None
@@ -156,7 +149,7 @@ def selftest(out, step, ko, script):
     raw = os.path.join(out, '{}.{}.raw'.format(step, script))
     start = time.monotonic()
     with open(raw, 'w') as f:
-        answering = guest.loaded_srcversion() == srcversion(ko)
+        answering = guest.loaded_srcversion() == guest.file_srcversion(ko)
         error = None if answering else load(ko)
         if error:
             f.write('### series_cases: {}\n'.format(error))

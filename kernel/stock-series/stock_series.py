@@ -53,6 +53,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, REPO)
 from flower.results import parse_tap as read_tap  # noqa: E402
+from flower.guest import file_srcversion, loaded_srcversion  # noqa: E402
 
 BUILD = os.path.join(REPO, 'build')
 PRISTINE = os.path.join(BUILD, 'src', 'pristine')
@@ -324,10 +325,6 @@ def checkpatch_problems(path, msg):
 
 
 # --- in the guest -----------------------------------------------------------
-def srcversion(ko):
-    return run(['modinfo', '-F', 'srcversion', ko])[1].strip()
-
-
 def load(ko):
     """cls_flower := ko, or why not."""
     deadline = time.monotonic() + 60
@@ -340,9 +337,8 @@ def load(ko):
     rc, out = run(['insmod', ko])
     if rc:
         return 'insmod %s: %s' % (ko, out.strip())
-    with open('/sys/module/cls_flower/srcversion') as f:
-        loaded = f.read().strip()
-    if loaded != srcversion(ko):
+    loaded = loaded_srcversion()
+    if loaded != file_srcversion(ko):
         return 'the cls_flower loaded (%s) is not %s' % (loaded, ko)
     return None
 
