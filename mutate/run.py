@@ -379,10 +379,13 @@ def gate_profile(a, work, doc):
             getattr(a, 'from_') or [CAMPAIGN_RESULTS], doc['commit'])
     have = set(f[:-5] for f in os.listdir(results)) if os.path.isdir(results) else set()
     todo = [i for i in ids if i not in have and i != CONTROL][:a.limit]
+    whose = ('in shard %s of the plan' % a.shard if a.shard != '1/1'
+             else 'killed by the campaign')
     log('gate profile (%s), commit %s measured at %s: %d mutants to run (%d '
-        'killed by the campaign, %d have gate results)' % (
+        '%s, %d have gate results)' % (
             ','.join(report.GATE_ORACLES), doc['commit'][:12],
-            (MEASURED[0] if MEASURED and MEASURED[0] else '?')[:12], len(todo), len(ids), len(have & set(ids))))
+            (MEASURED[0] if MEASURED and MEASURED[0] else '?')[:12], len(todo),
+            len(ids), whose, len(have & set(ids))))
     if not todo:
         return 0
     gate_difftest_ref(a.dt_seed)
