@@ -36,7 +36,8 @@ import sys
 import tempfile
 import time
 
-from bench.classify import parallel_insert, parallel_rules
+from bench.classify_control import parallel_insert
+from bench.classify_rules import parallel_rules
 
 DEV = 'insab0'
 # single: the same filters from one `tc -b` (the plain insert rate)

@@ -20,7 +20,7 @@ import json
 import os
 import sys
 
-from bench.report import insns, lsq_slope, series
+from bench.report_points import insns, lsq_slope, series
 
 KIND = "flower-masks-1prio"
 M64_MAX = 0.33          # stock-next / stock at M = 64

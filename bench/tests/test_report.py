@@ -10,7 +10,8 @@ import os
 import tempfile
 import unittest
 
-from bench import classify, report
+from bench import classify_rules, report, report_issues, report_plot, \
+    report_points
 
 NPI = 8     # ns per guest instruction (icount shift 3)
 
@@ -63,7 +64,7 @@ def stock():
 
 
 def rows(res, stk):
-    return {r[0]: r[1:] for r in report.issue33_rows(res, stk)}
+    return {r[0]: r[1:] for r in report_issues.issue33_rows(res, stk)}
 
 
 class TestIssue33(unittest.TestCase):
@@ -127,7 +128,7 @@ class TestIssue33(unittest.TestCase):
         self.assertNotIn("with and without the flow cache", text)
         self.assertNotIn("a new flow per packet:", text)
         with tempfile.TemporaryDirectory() as d:
-            report.plot(res, None, os.path.join(d, "plot.png"))
+            report_plot.plot(res, None, os.path.join(d, "plot.png"))
             self.assertGreater(os.path.getsize(os.path.join(d,
                                                             "plot.png")), 0)
 
@@ -136,10 +137,10 @@ class TestClassifyNocache(unittest.TestCase):
     def test_nocache_case_sends_what_its_case_sends(self):
         for case in ("last", "newflow"):
             self.assertEqual(
-                classify.target("flower-masks-1prio", 64,
-                                case + classify.NOCACHE),
-                classify.target("flower-masks-1prio", 64, case))
-        self.assertEqual(classify.NOCACHE, report.NOCACHE)
+                classify_rules.target("flower-masks-1prio", 64,
+                                      case + classify_rules.NOCACHE),
+                classify_rules.target("flower-masks-1prio", 64, case))
+        self.assertEqual(classify_rules.NOCACHE, report_points.NOCACHE)
 
 
 if __name__ == "__main__":
