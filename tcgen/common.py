@@ -36,6 +36,10 @@ INGRESS = '$TC qdisc add dev $DEV1 ingress'
 # theme (file, category) WARNINGS_THEME: the stock flower gives none, and
 # tdc/compare.py declares that difference.
 LENIENCY = case_families.LENIENCY
+# The category of a case on a tunnel key of a packet without tunnel
+# metadata, which the series' steps before its tunnel-metadata step leave
+# zero, as the stock flower does (tdc/case_families.py)
+TUNNEL_METADATA = case_families.TUNNEL_METADATA
 WARNINGS_THEME = compare.WARNINGS_CATEGORY
 # Upstream's nsPlugin since 6.6 and ours make $DUMMY in each case's
 # namespace, 6.1's makes none: a case that uses it makes it (after

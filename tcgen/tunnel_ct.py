@@ -3,7 +3,7 @@
 """
 
 from tcgen.cases import flnl, stats_json, tc_filter
-from tcgen.common import DST_MAC, SHOW_STATS, rx
+from tcgen.common import DST_MAC, SHOW_STATS, TUNNEL_METADATA, rx
 from tcgen.packets import ether, ingress_bytes, ip4, layer, udp
 
 
@@ -159,7 +159,8 @@ def tunnel_cases(c):
                             handle=1, tail='action ok')],
            scapy=[(ip4(), 2)], verify=SHOW_STATS,
            match_json=stats_json('ip', 0, 0) + stats_json(
-               'ip', 2, 2 * ingress_bytes(ip4()), prio=2))
+               'ip', 2, 2 * ingress_bytes(ip4()), prio=2),
+           tags=[TUNNEL_METADATA])
     c.case('packets-enc', 'Packets: enc_key_id 42 beside dst_ip: a tunneled '
            'frame counts only when the inner dst_ip matches too',
            tc_filter('add', 'ip', 'enc_key_id 42 dst_ip 192.168.9.2',

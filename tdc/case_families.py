@@ -16,9 +16,10 @@ masks (an add or a replace: step 01 has one mask per prio and refuses
 the second), and "templates" for a flower chain template.  A case runs
 at a step when all its families exist there (tdc/series_cases.py).
 
-Two families come from the case's category, not its commands:
+Some families come from the case's category, not its commands:
 FRAG_PARSE (a first fragment's ICMP, TCP flags or L2TPv3 keys: the
-steps before 20 read no fragment's transport header), and LENIENCY,
+steps before 20 read no fragment's transport header), HW_GENEVE_LENGTHS
+and TUNNEL_METADATA (below), and LENIENCY,
 the requests the stock flower accepts (a key without its prerequisite, a
 mask without its key, an unknown attribute...: docs/leniency.md), which
 the series refuses until the step that brings it; the generator, which
@@ -376,7 +377,12 @@ FRAG_PARSE = 'frag_parse'
 # options filter's mask: the steps before 30 gave them the all-ones
 # lengths software matches with (3a5e, 3a5f)
 HW_GENEVE_LENGTHS = 'hw_geneve_lengths'
-CATEGORY_FAMILIES = (LENIENCY, FRAG_PARSE, HW_GENEVE_LENGTHS)
+# the category (and family) of a case on a tunnel key of a packet without
+# tunnel metadata: the steps before 32 leave the tunnel keys zero there,
+# as the stock flower, so "enc_key_id 0" matches it (6616, a2d6, b24c)
+TUNNEL_METADATA = 'tunnel_metadata'
+CATEGORY_FAMILIES = (LENIENCY, FRAG_PARSE, HW_GENEVE_LENGTHS,
+                     TUNNEL_METADATA)
 
 
 def always_refused(req):
