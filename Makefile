@@ -16,6 +16,10 @@
 #                       is left alone and used.
 #   make compare        the flower corpus on the stock 6.1 cls_flower and on
 #                       ours, then docs/stock-comparison.md (tdc/compare.py)
+#   make leniency-report  docs/leniency.md from the last make compare
+#                       (tdc/leniency.py)
+#   make upstream-fixes-report  docs/upstream-fixes.md from the last
+#                       make compare (tdc/upstream_fixes.py)
 #   make series         git format-patch series against the pristine tree
 #   make series-check   apply that series to a fresh tree, build cls_flower.o
 #   make clean          remove objects and initramfs (keep extracted trees)
@@ -106,7 +110,7 @@ kernel_lock    = $(BUILD)/.kernel-$(1).lock
 KERNEL_LOCK    := $(call kernel_lock,$(VARIANT))
 TREE_LOCK      := $(BUILD)/.tree.lock
 
-.PHONY: help deps kernel kernel-locked stock-ext stock-ext-locked initramfs guest run test upstream upstream-report compare compare-commit series \
+.PHONY: help deps kernel kernel-locked stock-ext stock-ext-locked initramfs guest run test upstream upstream-report upstream-fixes-report compare compare-commit leniency-report series \
         series-locked series-check clean distclean trees tree-pristine tree-ours
 
 # ---------------------------------------------------------------------------
@@ -288,6 +292,15 @@ upstream-report:
 		--ours $(BUILD)/guest-out/upstream-ours.out \
 		--stock $(BUILD)/guest-out/upstream-stock.out
 
+# docs/upstream-fixes.md from the last `make compare` (its TAPs and
+# .commit files of ours and stock): the upstream fixes to cls_flower.c
+# since 6.1, found by hand (tdc/upstream_fixes_data.py), with their cases'
+# results on each kernel.  A case missing from a TAP shows as not run and
+# fails the target (the page is written all the same).
+upstream-fixes-report:
+	cd $(REPO) && $(PYTHON) -m tdc.upstream_fixes --out $(REPO)/docs/upstream-fixes.md \
+		--ours $(COMPARE_OUT)/ours.tap --stock $(COMPARE_OUT)/stock.tap
+
 # The same corpus on the tree's own cls_flower (the stock module on ours'
 # kernel, as variant_guest boots it) and on ours, one guest after the
 # other; TAP in build/guest-out/compare/, the report in
@@ -329,6 +342,16 @@ compare:
 # the commit a compare run measures, into COMPARE_FILE
 compare-commit:
 	$(call measured_commit,$(COMPARE_FILE),tc-tests tdc tcgen kernel)
+
+# docs/leniency.md from the last `make compare`'s TAPs of ours and stock
+# (build/guest-out/compare/ours.tap, stock.tap, with the .commit and
+# .seconds files beside them): the requests the stock flower accepts,
+# written by hand in tdc/leniency_data.py with the cases that exercise
+# each, and their cases' results on both kernels.  A row without a case,
+# or a case not run, fails the target after the page is written.
+leniency-report:
+	cd $(REPO) && $(PYTHON) -m tdc.leniency --ours $(COMPARE_OUT)/ours.tap \
+		--stock $(COMPARE_OUT)/stock.tap --out $(REPO)/docs/leniency.md
 
 # ---------------------------------------------------------------------------
 series:
