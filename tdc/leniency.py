@@ -32,64 +32,22 @@ result: the page and the headline show it).
 
 import argparse
 import collections
-import datetime
 import json
 import os
-import re
 import sys
 
 from flower import needs
 from tdc import compare
 from tdc import corpus as tdc_corpus
 from tdc import leniency_data as data
+from tdc import compare_run
+from tdc.compare_run import NOT_RUN, by_status, cell, passes, short_date
 
 REPO = compare.REPO
-COMPARE_OUT = os.path.join(REPO, 'build', 'guest-out', 'compare')
-NOT_RUN = 'not run'
-KERNELS = ('ours', 'stock')
 # the categories of the cases that exercise a row (tc-tests/README.md)
 CATEGORIES = ('leniency', compare.WARNINGS_CATEGORY)
 TABLES = ('MESSAGES', 'WARNINGS')
-
-
-class Run(collections.namedtuple('Run',
-                                 'results commit tap_path when seconds')):
-    """One kernel's run: results {id: compare.Result}, the commit it
-    measured (a str), its TAP's path, when the TAP was last written (a
-    UTC datetime) and how long the run took (seconds, a float)."""
-
-    __slots__ = ()
-
-    def status(self, cid):
-        """'pass', 'fail', 'skip' or NOT_RUN."""
-        result = self.results.get(cid)
-        return result.status if result else NOT_RUN
-
-
-def side_file(tap, suffix):
-    """The file make compare writes beside a TAP: ours.tap -> ours.X."""
-    return re.sub(r'\.(tap|out)$', '', tap) + suffix
-
-
-def read_seconds(path):
-    """The seconds of a .seconds file ("ours=1190")."""
-    with open(path) as f:
-        text = f.read().strip()
-    try:
-        return float(text.rpartition('=')[2])
-    except ValueError:
-        raise OSError('%s: not KERNEL=SECONDS: %r' % (path, text))
-
-
-def load_run(tap_path, commit_path, seconds_path):
-    """A Run, or raise OSError for a missing file."""
-    seconds = read_seconds(seconds_path)
-    results = compare.parse_tap(tap_path)
-    with open(commit_path) as f:
-        commit = f.read().strip()
-    when = datetime.datetime.fromtimestamp(os.path.getmtime(tap_path),
-                                           datetime.timezone.utc)
-    return Run(results, commit, tap_path, when, seconds)
+NO_CASE = '**no case**'
 
 
 def load_corpus(root):
@@ -193,27 +151,6 @@ def missing(rows, corpus, ours, stock):
     return out
 
 
-def cell(run, cids):
-    """The results of `cids` on `run`, in a table cell: "pass" or
-    "pass ×3" when all agree, else each status with its cases, failures
-    first and in bold."""
-    if not cids:
-        return '**no case**'
-    by = collections.OrderedDict()
-    for cid in cids:
-        by.setdefault(run.status(cid), []).append(cid)
-    if len(by) == 1:
-        (status, ids), = by.items()
-        text = status if len(ids) == 1 else '%s ×%d' % (status, len(ids))
-        return text if status == 'pass' else '**%s**' % text
-    order = ['fail', 'skip', NOT_RUN, 'pass']
-    parts = []
-    for status in sorted(by, key=order.index):
-        label = status if status == 'pass' else '**%s**' % status
-        parts.append('%s %s' % (label, ', '.join(by[status])))
-    return '; '.join(parts)
-
-
 def counts(rows, ours, stock):
     """The headline's numbers: rows, rows without cases, cases, and per
     kernel {status: [case ids]}."""
@@ -221,19 +158,8 @@ def counts(rows, ours, stock):
     out = {'rows': len(rows), 'cases': len(cids),
            'caseless': [r['kind'] for r in rows if not r['cases']]}
     for name, run in (('ours', ours), ('stock', stock)):
-        by = collections.defaultdict(list)
-        for cid in cids:
-            by[run.status(cid)].append(cid)
-        out[name] = by
+        out[name] = by_status(run, cids)
     return out
-
-
-def passes(by, total):
-    """"passes X of N" and what the others did."""
-    text = 'passes %d of %d' % (len(by['pass']), total)
-    rest = ['%s %s' % (status, ', '.join(by[status]))
-            for status in ('fail', 'skip', NOT_RUN) if by[status]]
-    return text + (' (%s)' % '; '.join(rest) if rest else '')
 
 
 def headline(rows, ours, stock, corpus=None):
@@ -254,10 +180,6 @@ def headline(rows, ours, stock, corpus=None):
             len(c['caseless']), 's' if len(c['caseless']) > 1 else '',
             ', '.join(c['caseless']))
     return text
-
-
-def short_date(when):
-    return when.strftime('%Y-%m-%d %H:%M UTC')
 
 
 def head(rows, ours, stock, corpus=None):
@@ -306,7 +228,7 @@ def row_table(rows, ours, stock):
         out.append('| %s | %s | %s | %s | %s | %s | %s |' % (
             row['request'], row['stock'], ours_text, says_cell(row['says']),
             ', '.join(row['cases']) or '**none**',
-            cell(ours, row['cases']), cell(stock, row['cases'])))
+            cell(ours, row['cases'], NO_CASE), cell(stock, row['cases'], NO_CASE)))
     return out + ['']
 
 
@@ -398,13 +320,7 @@ def render(rows, corpus, ours, stock, lines=()):
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    for name in KERNELS:
-        p.add_argument('--' + name, metavar='TAP',
-                       default=os.path.join(COMPARE_OUT, name + '.tap'),
-                       help='%s\'s TAP (default: make compare\'s)' % name)
-        p.add_argument('--%s-commit' % name, metavar='FILE',
-                       help='the commit %s\'s run measured (default: the '
-                       '.commit file beside its TAP)' % name)
+    compare_run.add_arguments(p)
     p.add_argument('--out', metavar='FILE', default=os.path.join(
         REPO, 'docs', 'leniency.md'))
     p.add_argument('--corpus', metavar='DIR',
@@ -412,28 +328,11 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def load_runs(args):
-    """{kernel: Run}; raises OSError naming the kernel."""
-    runs = {}
-    for name in KERNELS:
-        tap = getattr(args, name)
-        commit = getattr(args, name + '_commit') or side_file(tap, '.commit')
-        try:
-            runs[name] = load_run(tap, commit, side_file(tap, '.seconds'))
-        except OSError as e:
-            raise OSError('%s: %s (has its make compare run ended?)'
-                          % (name, e))
-        if os.path.getmtime(tap) < os.path.getmtime(commit):
-            print('leniency: warning: %s is older than its .commit file: '
-                  'not that run\'s' % tap, file=sys.stderr)
-    return runs
-
-
 def main(argv=None, rows=None):
     args = parse_args(argv)
     rows = data.ROWS if rows is None else rows
     try:
-        runs = load_runs(args)
+        runs = compare_run.load_runs(args, 'leniency', seconds=True)
     except OSError as e:
         print('leniency: %s' % e, file=sys.stderr)
         return 2

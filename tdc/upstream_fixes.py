@@ -23,35 +23,18 @@ headline show it).
 """
 
 import argparse
-import collections
-import datetime
 import os
-import re
 import sys
 
 from tdc import compare
 from tdc import upstream_fixes_data as data
+from tdc import compare_run
+from tdc.compare_run import NOT_RUN, by_status, cell, passes, short_date
 
 REPO = compare.REPO
-COMPARE_OUT = os.path.join(REPO, 'build', 'guest-out', 'compare')
 OURS_SOURCE = os.path.join(REPO, 'kernel', 'net', 'sched', 'cls_flower.c')
 STOCK_SOURCE = os.path.join(REPO, 'build', 'src', 'pristine', 'net',
                             'sched', 'cls_flower.c')
-NOT_RUN = 'not run'
-KERNELS = ('ours', 'stock')
-
-
-class Run(collections.namedtuple('Run', 'results commit tap_path when')):
-    """One kernel's run: results {id: compare.Result}, the commit it
-    measured (a str), its TAP's path and when the TAP was last written
-    (a UTC datetime)."""
-
-    __slots__ = ()
-
-    def status(self, cid):
-        """'pass', 'fail', 'skip' or NOT_RUN."""
-        result = self.results.get(cid)
-        return result.status if result else NOT_RUN
 
 
 def case_ids(fixes):
@@ -68,37 +51,6 @@ def fixes_of(fixes, cid):
     return [f for f in fixes if cid in [c for c, _ in f['cases']]]
 
 
-def load_run(tap_path, commit_path):
-    """A Run, or raise OSError for a missing file."""
-    results = compare.parse_tap(tap_path)
-    with open(commit_path) as f:
-        commit = f.read().strip()
-    when = datetime.datetime.fromtimestamp(os.path.getmtime(tap_path),
-                                           datetime.timezone.utc)
-    return Run(results, commit, tap_path, when)
-
-
-def cell(run, cids):
-    """The results of `cids` on `run`, in a table cell: "pass" or
-    "pass ×2" when all agree, else each status with its cases, failures
-    first and in bold."""
-    if not cids:
-        return ''
-    by = collections.OrderedDict()
-    for cid in cids:
-        by.setdefault(run.status(cid), []).append(cid)
-    if len(by) == 1:
-        (status, ids), = by.items()
-        text = status if len(ids) == 1 else '%s ×%d' % (status, len(ids))
-        return text if status == 'pass' else '**%s**' % text
-    order = ['fail', 'skip', NOT_RUN, 'pass']
-    parts = []
-    for status in sorted(by, key=order.index):
-        label = status if status == 'pass' else '**%s**' % status
-        parts.append('%s %s' % (label, ', '.join(by[status])))
-    return '; '.join(parts)
-
-
 def counts(fixes, ours, stock):
     """The headline's numbers, as a dict."""
     cids = case_ids(fixes)
@@ -106,10 +58,7 @@ def counts(fixes, ours, stock):
            'could_exist': sum(1 for f in fixes if f['could_exist']),
            'cases': len(cids)}
     for name, run in (('ours', ours), ('stock', stock)):
-        by = collections.defaultdict(list)
-        for cid in cids:
-            by[run.status(cid)].append(cid)
-        out[name] = by
+        out[name] = by_status(run, cids)
     return out
 
 
@@ -127,20 +76,12 @@ def stock_fail_causes(fixes, stock_fails):
     return lacks, unexpected
 
 
-def not_passed(by, total):
-    """"passes X of N" and what the others did."""
-    text = 'passes %d of %d' % (len(by['pass']), total)
-    rest = ['%s %s' % (status, ', '.join(by[status]))
-            for status in ('fail', 'skip', NOT_RUN) if by[status]]
-    return text + (' (%s)' % '; '.join(rest) if rest else '')
-
-
 def headline(fixes, ours, stock):
     c = counts(fixes, ours, stock)
     n = c['cases']
     text = ('In short: %d fixes considered, %d could exist in ours, %d '
             'cases; ours %s; stock 6.1.192 ' % (
-                c['fixes'], c['could_exist'], n, not_passed(c['ours'], n)))
+                c['fixes'], c['could_exist'], n, passes(c['ours'], n)))
     sfail = c['stock']['fail']
     if not sfail:
         text += 'fails none'
@@ -158,10 +99,6 @@ def headline(fixes, ours, stock):
     if others:
         text += ' (%s)' % '; '.join(others)
     return text + '.'
-
-
-def short_date(when):
-    return when.strftime('%Y-%m-%d %H:%M UTC')
 
 
 def head(fixes, ours, stock):
@@ -331,13 +268,7 @@ def source_problems(messages, ours_source=OURS_SOURCE,
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    for name in KERNELS:
-        p.add_argument('--' + name, metavar='TAP',
-                       default=os.path.join(COMPARE_OUT, name + '.tap'),
-                       help='%s\'s TAP (default: make compare\'s)' % name)
-        p.add_argument('--%s-commit' % name, metavar='FILE',
-                       help='the commit %s\'s run measured (default: the '
-                       '.commit file beside its TAP)' % name)
+    compare_run.add_arguments(p)
     p.add_argument('--out', metavar='FILE', default=os.path.join(
         REPO, 'docs', 'upstream-fixes.md'))
     p.add_argument('--corpus', metavar='DIR',
@@ -345,23 +276,15 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def commit_path(tap, given):
-    return given or re.sub(r'\.(tap|out)$', '', tap) + '.commit'
-
-
 def main(argv=None, fixes=None, messages=None):
     args = parse_args(argv)
     fixes = data.FIXES if fixes is None else fixes
     messages = data.MESSAGES if messages is None else messages
-    runs = {}
-    for name in KERNELS:
-        tap = getattr(args, name)
-        try:
-            runs[name] = load_run(tap, commit_path(
-                tap, getattr(args, name + '_commit')))
-        except OSError as e:
-            print('upstream_fixes: %s: %s' % (name, e), file=sys.stderr)
-            return 2
+    try:
+        runs = compare_run.load_runs(args, 'upstream_fixes')
+    except OSError as e:
+        print('upstream_fixes: %s' % e, file=sys.stderr)
+        return 2
     ours, stock = runs['ours'], runs['stock']
     errors, missing = problems(fixes, ours, stock,
                                set(compare.load_corpus(args.corpus)))
@@ -369,11 +292,6 @@ def main(argv=None, fixes=None, messages=None):
         for line in errors:
             print('upstream_fixes: ' + line, file=sys.stderr)
         return 2
-    for name, run in runs.items():
-        if run.when.timestamp() < os.path.getmtime(commit_path(
-                run.tap_path, getattr(args, name + '_commit'))):
-            print('upstream_fixes: warning: %s is older than its .commit '
-                  'file: not that run\'s' % run.tap_path, file=sys.stderr)
     for line in source_problems(messages):
         print('upstream_fixes: warning: ' + line, file=sys.stderr)
     text = render(fixes, messages, ours, stock)

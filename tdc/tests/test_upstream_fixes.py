@@ -15,6 +15,7 @@ import tempfile
 import unittest
 
 from tdc import compare
+from tdc import compare_run
 from tdc import upstream_fixes as uf
 from tdc import upstream_fixes_data as data
 
@@ -93,15 +94,15 @@ class Base(unittest.TestCase):
 
     def load(self, ours=OURS, stock=STOCK):
         o, s = self.runs(ours, stock)
-        return (uf.load_run(o, uf.commit_path(o, None)),
-                uf.load_run(s, uf.commit_path(s, None)))
+        return (compare_run.load_run(o, o[:-4] + '.commit'),
+                compare_run.load_run(s, s[:-4] + '.commit'))
 
 
 class TestResults(Base):
     def test_a_case_failing_on_ours_is_a_failure_and_counted(self):
         ours, stock = self.load()
         self.assertEqual(ours.status('aaa2'), 'fail')
-        self.assertEqual(uf.cell(ours, ['aaa1', 'aaa2']),
+        self.assertEqual(compare_run.cell(ours, ['aaa1', 'aaa2']),
                          '**fail** aaa2; pass aaa1')
         line = uf.headline(FIXES, ours, stock)
         self.assertIn('3 fixes considered, 2 could exist in ours, 3 cases',
@@ -113,8 +114,8 @@ class TestResults(Base):
         line = uf.headline(FIXES, ours, stock)
         self.assertIn('stock 6.1.192 fails 1 (aaa1), all for the fix it '
                       'lacks: aaaaaaaaaaa1', line)
-        self.assertEqual(uf.cell(stock, ['aaa3']), 'pass')
-        self.assertEqual(uf.cell(stock, ['aaa1', 'aaa2']),
+        self.assertEqual(compare_run.cell(stock, ['aaa3']), 'pass')
+        self.assertEqual(compare_run.cell(stock, ['aaa1', 'aaa2']),
                          '**fail** aaa1; pass aaa2')
 
     def test_a_stock_failure_of_a_fix_stock_has_is_unexpected(self):
@@ -130,7 +131,7 @@ class TestResults(Base):
         line = uf.headline(FIXES, ours, stock)
         self.assertIn('ours passes 3 of 3;', line)
         self.assertIn('stock 6.1.192 fails none.', line)
-        self.assertEqual(uf.cell(ours, ['aaa1', 'aaa2']), 'pass ×2')
+        self.assertEqual(compare_run.cell(ours, ['aaa1', 'aaa2']), 'pass ×2')
 
     def test_a_skip_is_not_a_pass(self):
         ours, stock = self.load(
@@ -165,8 +166,8 @@ class TestResults(Base):
     def fixes_and_runs(self):
         o = os.path.join(self.dir, 'ours.tap')
         s = os.path.join(self.dir, 'stock.tap')
-        return (FIXES, uf.load_run(o, uf.commit_path(o, None)),
-                uf.load_run(s, uf.commit_path(s, None)))
+        return (FIXES, compare_run.load_run(o, o[:-4] + '.commit'),
+                compare_run.load_run(s, s[:-4] + '.commit'))
 
 
 class TestNotRun(Base):
