@@ -383,6 +383,10 @@ HW_GENEVE_LENGTHS = 'hw_geneve_lengths'
 TUNNEL_METADATA = 'tunnel_metadata'
 CATEGORY_FAMILIES = (LENIENCY, FRAG_PARSE, HW_GENEVE_LENGTHS,
                      TUNNEL_METADATA)
+# the family of a case with a replace that gives its filter another mask
+# (from its commands: mask_changes()): the steps before 19 refuse it, as
+# the stock flower does
+REPLACE_MASK = 'replace_mask'
 
 
 def always_refused(req):
@@ -395,11 +399,25 @@ def always_refused(req):
 def needs_masks(case):
     """Whether the case gives one prio (device, parent, chain, prio) a
     filter whose mask is not that of the filters it holds, by an add or a
-    replace: step 01 refuses it.  A filter without a prio gets a new one
-    of its own (tcf_auto_prio), a prio of a batch loop ("%d") too; a
-    request the case expects refused adds nothing; a delete removes its
-    filter (no handle: the prio's; a qdisc del: the device's), and a prio
-    left without a filter is gone."""
+    replace: step 01 refuses it."""
+    return mask_changes(case)[0]
+
+
+def replaces_mask(case):
+    """Whether a replace (or change) in the case gives its handle's filter
+    another mask: the steps before the replace-mask step refuse it, as
+    the stock flower does."""
+    return mask_changes(case)[1]
+
+
+def mask_changes(case):
+    """(needs masks, replaces a mask): the prios' filters and masks along
+    the case's requests.  A filter without a prio gets a new one of its
+    own (tcf_auto_prio), a prio of a batch loop ("%d") too; a request the
+    case expects refused adds nothing; a delete removes its filter (no
+    handle: the prio's; a qdisc del: the device's), and a prio left
+    without a filter is gone."""
+    masks = replace = False
     prios = {}          # (where, prio) -> {handle: mask}
     for n, req in enumerate(requests(case)):
         if req.obj == 'reset':
@@ -415,9 +433,12 @@ def needs_masks(case):
         filters = prios.setdefault((req.where, req.prio), {})
         mask = mask_of(req)
         if filters and set(filters.values()) != {mask}:
-            return True
+            masks = True
+        if req.op in ('replace', 'change') and req.handle and \
+                filters.get(req.handle, mask) != mask:
+            replace = True
         filters[req.handle or ('auto', n)] = mask
-    return False
+    return masks, replace
 
 
 # --- families --------------------------------------------------------------
@@ -478,6 +499,9 @@ def used_families(case):
                                  'OTHER_ATTRS)'
                                  .format(case.get('id'), name))
             need.add(family)
-    if needs_masks(case):
+    masks, replace = mask_changes(case)
+    if masks:
         need.add('masks')
+    if replace:
+        need.add(REPLACE_MASK)
     return need

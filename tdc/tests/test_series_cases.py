@@ -93,7 +93,12 @@ class TestRealCases(unittest.TestCase):
         self.check('5e02', {'core', 'masks'}, '09-flower-masks')
 
     def test_replace_changes_mask(self):
-        self.check('196a', {'core', 'masks'}, '09-flower-masks')
+        # the steps before 19 refuse it, as the stock flower does
+        self.check('196a', {'core', 'masks', 'replace_mask'},
+                   '19-flower-replace-across-masks')
+
+    def test_replace_keeps_mask(self):  # replace on a prio of two masks
+        self.check('5e9f', {'core', 'masks'}, '09-flower-masks')
 
     def test_port_range(self):      # tc ip_proto sctp dst_port 1-1024 ...
         self.check('e49b', {'core', 'port_range'}, '16-flower-port-range')
