@@ -134,3 +134,26 @@ def load_runs(args, prog, seconds=False):
             print('%s: warning: %s is older than its .commit file: not that '
                   'run\'s' % (prog, tap), file=sys.stderr)
     return runs
+
+
+def failure_rows(cids, ours, stock):
+    """A section: why each of `cids` that did not pass did not, on each
+    kernel ([] when all passed on both)."""
+    out = []
+    for cid in cids:
+        for name, run in (('ours', ours), ('stock', stock)):
+            status = run.status(cid)
+            if status == 'pass':
+                continue
+            result = run.results.get(cid)
+            why = result.why() if status == 'fail' else \
+                (result.detail or [''])[0] if status == 'skip' \
+                else 'not in `%s`' % compare.shown_path(run.tap_path)
+            out.append('| %s | %s | %s | %s | %s |' % (
+                cid, name, status,
+                result.stage() if status == 'fail' else '', why))
+    if not out:
+        return []
+    return (['## Cases that did not pass', '',
+             '| case | kernel | result | stage | why |',
+             '|---|---|---|---|---|'] + out + [''])

@@ -279,24 +279,7 @@ def bold(status):
 
 def failure_rows(rows, ours, stock):
     """Why each case that did not pass did not, on each kernel."""
-    out = []
-    for cid in case_ids(rows):
-        for name, run in (('ours', ours), ('stock', stock)):
-            status = run.status(cid)
-            if status == 'pass':
-                continue
-            result = run.results.get(cid)
-            why = result.why() if status == 'fail' else \
-                (result.detail or [''])[0] if status == 'skip' \
-                else 'not in `%s`' % compare.shown_path(run.tap_path)
-            out.append('| %s | %s | %s | %s | %s |' % (
-                cid, name, status,
-                result.stage() if status == 'fail' else '', why))
-    if not out:
-        return []
-    return (['## Cases that did not pass', '',
-             '| case | kernel | result | stage | why |',
-             '|---|---|---|---|---|'] + out + [''])
+    return compare_run.failure_rows(case_ids(rows), ours, stock)
 
 
 def missing_section(lines):

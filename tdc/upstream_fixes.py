@@ -208,23 +208,7 @@ def stock_bug_rows(fixes, stock):
 
 def failure_rows(fixes, ours, stock):
     """Why each case that did not pass did not, on each kernel."""
-    out = []
-    for cid in case_ids(fixes):
-        for name, run in (('ours', ours), ('stock', stock)):
-            status = run.status(cid)
-            if status == 'pass':
-                continue
-            why = run.results[cid].why() if status == 'fail' else \
-                (run.results[cid].detail or [''])[0] if status == 'skip' \
-                else 'not in `%s`' % compare.shown_path(run.tap_path)
-            out.append('| %s | %s | %s | %s | %s |' % (
-                cid, name, status, run.results[cid].stage()
-                if status == 'fail' else '', why))
-    if not out:
-        return []
-    return (['## Cases that did not pass', '',
-             '| case | kernel | result | stage | why |',
-             '|---|---|---|---|---|'] + out + [''])
+    return compare_run.failure_rows(case_ids(fixes), ours, stock)
 
 
 def render(fixes, messages, ours, stock, how_made=data.HOW_MADE):
