@@ -40,6 +40,10 @@ LENIENCY = case_families.LENIENCY
 # metadata, which the series' steps before its tunnel-metadata step leave
 # zero, as the stock flower does (tdc/case_families.py)
 TUNNEL_METADATA = case_families.TUNNEL_METADATA
+# The category of a case that checks a PPPoE filter's dump, which the
+# series' steps before its PPPoE dump step give as the stock flower does,
+# with the protocol PPP carries as the ethertype (tdc/case_families.py)
+PPPOE_DUMP = case_families.PPPOE_DUMP
 WARNINGS_THEME = compare.WARNINGS_CATEGORY
 # Upstream's nsPlugin since 6.6 and ours make $DUMMY in each case's
 # namespace, 6.1's makes none: a case that uses it makes it (after

@@ -22,7 +22,8 @@ def keys_cases(c):
             c.case('keys-' + v.family,
                    'Add %s: tc -j filter show gives back exactly its keys'
                    % v.title, first, setup=v.setup, verify=SHOW,
-                   exact=dump((v.proto, 1, [v.options(1)])))
+                   exact=dump((v.proto, 1, [v.options(1)])),
+                   tags=v.dump_tags)
             continue
         c.case('keys-' + v.family,
                'Add %s, then another value under the same mask: the dump '
@@ -30,7 +31,8 @@ def keys_cases(c):
                tc_filter('add', v.proto, v.words(alt=True), handle=2),
                setup=v.setup + [first], verify=SHOW,
                exact=dump((v.proto, 1, [
-                   v.options(1), v.options(2, alt=True)])))
+                   v.options(1), v.options(2, alt=True)])),
+               tags=v.dump_tags)
 
 
 def replace_cases(c):
@@ -43,7 +45,8 @@ def replace_cases(c):
                setup=v.setup + [tc_filter('add', v.proto, v.words(),
                                           handle='0x42')],
                verify=SHOW, exact=dump(
-                   (v.proto, 1, [v.options(0x42, alt=True)])))
+                   (v.proto, 1, [v.options(0x42, alt=True)])),
+               tags=v.dump_tags)
 
 
 def delete_cases(c):
@@ -57,7 +60,8 @@ def delete_cases(c):
                    tc_filter('add', v.proto, v.words(), handle=1),
                    tc_filter('add', v.proto, v.words(alt=True), handle=2)],
                verify=SHOW, exact=dump(
-                   (v.proto, 1, [v.options(2, alt=True)])))
+                   (v.proto, 1, [v.options(2, alt=True)])),
+               tags=v.dump_tags)
 
 
 def flush_cases(c):
@@ -94,7 +98,8 @@ def get_cases(c):
                              handle='0x41'),
                    tc_filter('add', v.proto, v.words(), handle='0x42')],
                verify=get,
-               match_json=[{'kind': 'flower', 'options': v.options(0x42)}])
+               match_json=[{'kind': 'flower', 'options': v.options(0x42)}],
+               tags=v.dump_tags)
 
 
 def terse_cases(c):
@@ -157,7 +162,8 @@ def roundtrip_cases(c):
                'prio): the kernel dumps every key attribute with its mask'
                % (label, len(variants)), last, setup=setup,
                verify='$FLNL show --dev $DEV1 --protocol 0',
-               match_json=expected)
+               match_json=expected,
+               tags=sorted({t for v in variants for t in v.dump_tags}))
 
 
 def packet_cases(c):

@@ -25,11 +25,15 @@ class Variant:
     (alt), packets that match (hit) and that do not (miss)."""
 
     def __init__(self, family, label, proto, matches, alt, hit, miss,
-                 setup=(), tc_prints=True):
+                 setup=(), tc_prints=True, dump_tags=()):
         self.family, self.label, self.proto = family, label, proto
         self.matches, self.alt = matches, alt
         self.hit, self.miss = hit, miss
         self.setup = list(setup)
+        # the categories of a case that checks the variant's dump
+        # (PPPOE_DUMP: the series' steps before its PPPoE dump step dump
+        # it as the stock flower does)
+        self.dump_tags = list(dump_tags)
         # tc 6.1 prints IP addresses and ICMP keys only when eth_type is
         # ip/ipv6: not for a VLAN filter's inner ones
         self.tc_prints = tc_prints

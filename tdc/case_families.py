@@ -18,8 +18,9 @@ at a step when all its families exist there (tdc/series_cases.py).
 
 Some families come from the case's category, not its commands:
 FRAG_PARSE (a first fragment's ICMP, TCP flags or L2TPv3 keys: the
-steps before 20 read no fragment's transport header), HW_GENEVE_LENGTHS
-and TUNNEL_METADATA (below), and LENIENCY,
+steps before 20 read no fragment's transport header), PPPOE_DUMP,
+GENEVE_EXACT, HW_GENEVE_LENGTHS and TUNNEL_METADATA (below), and
+LENIENCY,
 the requests the stock flower accepts (a key without its prerequisite, a
 mask without its key, an unknown attribute...: docs/leniency.md), which
 the series refuses until the step that brings it; the generator, which
@@ -373,16 +374,27 @@ LENIENCY = 'leniency'
 # flags or L2TPv3 keys: the steps before 20 read no fragment's transport
 # header, as the stock flower (9dc2, 1e1e, eeba, ffe6, e6dc)
 FRAG_PARSE = 'frag_parse'
+# the category (and family) of a case on a PPPoE filter's dump: the steps
+# before 24 dump it as the stock flower does, with the protocol PPP
+# carries (or none) as its ethertype (c6b2, 7d8b, 0bfc, e895; tcgen tags
+# the dump cases of its PPPoE variants)
+PPPOE_DUMP = 'pppoe_dump'
+# the category (and family) of a case on Geneve options matched with their
+# exact lengths: the steps before 30 use the lengths as their own mask, as
+# the stock flower does, so some longer option lists match (ceca, 0e8d,
+# 1f6e)
+GENEVE_EXACT = 'geneve_exact'
 # the category (and family) of a case on what drivers get as a Geneve
-# options filter's mask: the steps before 30 gave them the all-ones
-# lengths software matches with (3a5e, 3a5f)
+# options filter's mask: step 30, whose software matches the lengths
+# exactly, gives them a copy with the key's lengths, as the stock flower
+# does and as the steps before it do with the mask itself (3a5e, 3a5f)
 HW_GENEVE_LENGTHS = 'hw_geneve_lengths'
 # the category (and family) of a case on a tunnel key of a packet without
 # tunnel metadata: the steps before 32 leave the tunnel keys zero there,
 # as the stock flower, so "enc_key_id 0" matches it (6616, a2d6, b24c)
 TUNNEL_METADATA = 'tunnel_metadata'
-CATEGORY_FAMILIES = (LENIENCY, FRAG_PARSE, HW_GENEVE_LENGTHS,
-                     TUNNEL_METADATA)
+CATEGORY_FAMILIES = (LENIENCY, FRAG_PARSE, PPPOE_DUMP, GENEVE_EXACT,
+                     HW_GENEVE_LENGTHS, TUNNEL_METADATA)
 # the family of a case with a replace that gives its filter another mask
 # (from its commands: mask_changes()): the steps before 19 refuse it, as
 # the stock flower does

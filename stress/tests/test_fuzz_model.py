@@ -443,7 +443,7 @@ class TestPppoe(Base):
             attr('KEY_MPLS_LABEL', struct.pack('<I', 16)), proto=VLAN),
             [(8, '8847'), (25, '8864'), (104, '0281'), (70, '10000000'),
              (22, '08000000'), (86, '00000000')])
-        # series step 24: another PPP protocol behind a tag dumps the
+        # series step 06: another PPP protocol behind a tag dumps the
         # session ethertype, as the dissector reports it (case 5b1e)
         self.assertEqual(self.dump(
             attr('KEY_ETH_TYPE', be16(VLAN)),

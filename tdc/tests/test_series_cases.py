@@ -84,7 +84,20 @@ class TestRealCases(unittest.TestCase):
         self.check('4c14', {'core', 'l2tpv3'}, '06-flower-pppoe-l2tpv3')
 
     def test_pppoe_behind_vlan(self):
-        self.check('91b6', {'core', 'pppoe', 'vlan'}, '06-flower-pppoe-l2tpv3')
+        self.check('5283', {'core', 'pppoe', 'vlan'}, '06-flower-pppoe-l2tpv3')
+
+    def test_pppoe_dump_by_category(self):
+        # the steps before 24 dump a PPPoE filter as the stock flower does
+        # (tcgen tags the dump cases of its PPPoE variants)
+        self.check('91b6', {'core', 'pppoe', 'vlan', cf.PPPOE_DUMP},
+                   '24-flower-pppoe-dump-as-given')
+        self.check('c6b2', {'core', 'pppoe', cf.PPPOE_DUMP},
+                   '24-flower-pppoe-dump-as-given')
+
+    def test_geneve_exact_by_category(self):
+        # the steps before 30 use Geneve option lengths as their own mask
+        self.check('ceca', {'core', 'tunnel', cf.GENEVE_EXACT},
+                   '30-flower-geneve-exact-lengths')
 
     def test_template(self):        # tc chain add ... flower dst_ip
         self.check('6f9f', {'core', 'templates'}, '11-flower-chain-templates')
@@ -539,11 +552,11 @@ class TestReport(unittest.TestCase):
     def test_all_passed(self):
         rc, lines, doc = self.report(
             dict(self.step('01-flower-core', b='FAIL'),
-                 **self.step('30-flower-hw-geneve-lengths')), ['01', '30'])
+                 **self.step('30-flower-geneve-exact-lengths')), ['01', '30'])
         self.assertEqual((rc, lines[-1]), (0, '7 passed, 0 failed'))
         self.assertIn('series-corpus: 01-flower-core: tc_flower.sh: 1 '
                       'passed, 0 failed, 1 not yet (80 s)', lines)
-        self.assertIn('| tc_flower.sh | b | 30-flower-hw-geneve-lengths |',
+        self.assertIn('| tc_flower.sh | b | 30-flower-geneve-exact-lengths |',
                       doc)
 
     def test_a_regression_fails(self):
