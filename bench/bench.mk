@@ -181,7 +181,9 @@ bench-docs:
 		cp $(BENCH_OUT)/control-parallel.csv $(BENCH_DOCS)/; fi
 	@if [ -f $(BENCH_STOCK)/results.json ]; then \
 		mkdir -p $(BENCH_DOCS)/stock; \
-		cp $(addprefix $(BENCH_STOCK)/,results.json results.csv control.csv) $(BENCH_DOCS)/stock/; \
-		if [ -f $(BENCH_STOCK)/control-parallel.csv ]; then \
-			cp $(BENCH_STOCK)/control-parallel.csv $(BENCH_DOCS)/stock/; fi; \
+		cp $(addprefix $(BENCH_STOCK)/,results.json results.csv) $(BENCH_DOCS)/stock/; \
+		rm -f $(BENCH_DOCS)/stock/control*.csv; \
+		for f in control.csv control-parallel.csv; do \
+			if [ -f $(BENCH_STOCK)/$$f ]; then \
+				cp $(BENCH_STOCK)/$$f $(BENCH_DOCS)/stock/; fi; done; \
 	fi
