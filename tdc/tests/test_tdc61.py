@@ -262,6 +262,12 @@ class TestReport(unittest.TestCase):
                                 tdc61.TREE)
         self.assertIn('# The corpus under the tdc.py of linux-source-6.1',
                       pristine)
+        # no stock run given: the page does not claim one
+        self.assertIn('on ours only (no `make tdc61 VARIANT=stock` run',
+                      pristine)
+        both = tdc61.report(self.results([('aa11', 'pass')]),
+                            self.results([('aa11', 'pass')]), tdc61.TREE)
+        self.assertIn('on ours and `make tdc61 VARIANT=stock`', both)
 
 
 class TestConfig(unittest.TestCase):
