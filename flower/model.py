@@ -132,7 +132,10 @@ class Classifier:
             if typ == 0 or typ > FLOWER_MAX:
                 continue
             ln = ATTR_LEN.get(typ)
-            if typ == T_INDEV and not data:     # NLA_STRING: >= 1
+            # NLA_STRING of .len IFNAMSIZ: at least one byte, and at most
+            # 16 without one trailing NUL (validate_nla())
+            if typ == T_INDEV and (not data or
+                                   len(data) - (data[-1:] == b'\0') > 16):
                 raise Err(errno.ERANGE, 'Attribute failed policy validation')
             # NLA_NESTED: empty, or at least one attribute header
             if typ in NESTED and data and len(data) < 4:
