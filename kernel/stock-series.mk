@@ -11,7 +11,10 @@
 #                            builds with W=1 and sparse as an external
 #                            module against build/obj/ours (as make
 #                            stock-ext), into
-#                            build/stock-next/step-N/ (step-0: pristine);
+#                            build/stock-next/step-N/ (step-0: pristine),
+#                            and cls_flower.o with W=1 for i386 (against
+#                            make walk32's kernel, built first) into
+#                            step-N/i386/;
 #                            build/stock-next/cls_flower.ko is stock-next.
 #                            "ok N/M subject" a patch, "N passed, N failed"
 #   make stock-series-guest  the gate, then one guest boot (ours' kernel,
@@ -23,9 +26,9 @@
 #   make stock-next-ext      the stock-next variant, as make stock-ext
 #                            (the top Makefile) makes stock's:
 #                            build/stock-next/cls_flower.ko (the gate runs
-#                            first when it is missing or older than a
-#                            patch, the series file, the pristine file or
-#                            ours' bzImage) alone in build/mod/stock-next
+#                            first, without the i386 builds, when it is
+#                            missing or older than a patch, the series
+#                            file, the pristine file or ours' bzImage) alone in build/mod/stock-next
 #                            with depmod, ours' bzImage copied to
 #                            build/obj/stock-next: guest/run --variant
 #                            stock-next boots ours' kernel with it.  What
@@ -59,8 +62,8 @@ SS_INPUTS      := $(REPO)/kernel/stock-series/series \
 
 .PHONY: stock-series-gate stock-series-guest stock-next-ext stock-next-ext-locked
 
-stock-series-gate: tree-pristine
-	@JOBS=$(JOBS) $(PYTHON) $(SS_PY) gate
+stock-series-gate: tree-pristine walk32-kernel
+	@JOBS=$(JOBS) $(PYTHON) $(SS_PY) gate --i386
 
 stock-series-guest: stock-series-gate
 	@n=$$(grep -c . $(REPO)/kernel/stock-series/series); \
@@ -77,9 +80,11 @@ stock-series-guest: stock-series-gate
 
 # stock-next's module, when it is missing or older than what it is made
 # of: the gate (which deletes it first and writes it only when every
-# patch passed)
+# patch passed), x86-64 only: this is the gate's prebuild, which should
+# not wait for an i386 kernel to get a module for ours' kernel
 $(STOCK_NEXT_KO): $(SS_INPUTS)
-	@$(MAKE) --no-print-directory stock-series-gate
+	@$(MAKE) --no-print-directory tree-pristine
+	@JOBS=$(JOBS) $(PYTHON) $(SS_PY) gate
 
 stock-next-ext: $(STOCK_NEXT_KO)
 	@mkdir -p $(BUILD)

@@ -3,7 +3,7 @@
 (kernel/stock-series/series, docs/stock-series.md).  kernel/stock-series.mk
 runs it.
 
-  stock_series.py gate
+  stock_series.py gate [--i386]
       Every patch of the series in order, on a copy of the pristine file
       (build/src/stock-next/tree): it applies (git apply: no fuzz, no
       whitespace error, net/sched/cls_flower.c only), has a well-formed
@@ -13,6 +13,11 @@ runs it.
       the file then builds as cls_flower.ko with W=1 and sparse (C=1)
       without a warning, as an external module (kbuild M=) against
       build/obj/ours, the way `make stock-ext` builds the stock module.
+      With --i386, the file then also compiles with W=1 for i386 without
+      a warning (cls_flower.o, M= against build/obj/i386, make walk32's
+      32-bit kernel: unsigned long and pointers are 32 bits wide there),
+      into step-K/i386/.  make stock-series-gate gives --i386; make
+      stock-next-ext, which needs the module only, does not.
       Step K's module goes to build/stock-next/step-K/ (step-0: the
       pristine file, built the same way); the last step's is
       build/stock-next/cls_flower.ko (stock-next) once every patch
@@ -61,8 +66,11 @@ OURS_SRC = os.path.join(BUILD, 'src', 'ours')
 OURS_OBJ = os.path.join(BUILD, 'obj', 'ours')
 TREE = os.path.join(BUILD, 'src', 'stock-next', 'tree')
 OUT = os.path.join(BUILD, 'stock-next')
-# the Makefile's kernel_lock
+# make walk32's kernel (tinyconfig + guest/i386/walk32.config, no modules)
+I386_OBJ = os.path.join(BUILD, 'obj', 'i386')
+# the Makefile's kernel_lock, for ours and for make walk32's i386 kernel
 KERNEL_LOCK = os.path.join(BUILD, '.kernel-ours.lock')
+I386_LOCK = os.path.join(BUILD, '.kernel-i386.lock')
 FILE = 'net/sched/cls_flower.c'
 CASES = os.path.join(REPO, 'tc-tests', 'filters', 'flower',
                      'stock-fixes.json')
@@ -151,66 +159,101 @@ def build(step_dir, src, jobs):
     return True, []
 
 
-def gate(jobs):
+def build32(step_dir, src):
+    """cls_flower.o of src for i386 in step_dir/i386, W=1, against make
+    walk32's kernel (which has no modules: the object is what can be
+    checked); (ok, problems)."""
+    return build_object(os.path.join(step_dir, 'i386'), src,
+                        ['ARCH=i386', 'O=' + I386_OBJ, 'W=1'])
+
+
+def build_object(obj_dir, src, args):
+    """cls_flower.o of src in obj_dir, make ARGS; (ok, problems)."""
+    shutil.rmtree(obj_dir, ignore_errors=True)
+    os.makedirs(obj_dir)
+    shutil.copy(src, os.path.join(obj_dir, 'cls_flower.c'))
+    with open(os.path.join(obj_dir, 'Kbuild'), 'w') as f:
+        f.write('obj-m := cls_flower.o\n')
+    rc, out = run(['make', '-s', '-C', OURS_SRC, 'M=' + obj_dir] + args +
+                  ['cls_flower.o'])
+    noise = [line for line in out.splitlines() if line.strip()]
+    if rc or not os.path.exists(os.path.join(obj_dir, 'cls_flower.o')):
+        return False, ['build failed (exit %d)' % rc] + noise[-20:]
+    if noise:
+        return False, ['W=1 output:'] + noise[:20]
+    return True, []
+
+
+def gate(jobs, i386=False):
     patches = series()
     total = len(patches)
-    if not gate_can_start(total):
+    if not gate_can_start(total, i386):
         return 1
-    lock = lock_kernel_builds()
+    lock = lock_kernel_builds(i386)
     try:
-        ok, problems = start_from_pristine(jobs)
+        ok, problems = start_from_pristine(jobs, i386)
         if not ok:
             print('stock-series-gate: the pristine file does not build '
                   'cleanly as a module:')
             print('\n'.join('  ' + p for p in problems))
             print('0 passed, %d failed' % total)
             return 1
-        passed = apply_series(patches, jobs)
+        passed = apply_series(patches, jobs, i386)
         if passed == total:
             shutil.copy(os.path.join(OUT, 'step-%d' % total, 'cls_flower.ko'),
                         os.path.join(OUT, 'cls_flower.ko'))
     finally:
-        fcntl.flock(lock, fcntl.LOCK_UN)
-        lock.close()
+        for f in lock:
+            fcntl.flock(f, fcntl.LOCK_UN)
+            f.close()
     print('%d passed, %d failed' % (passed, total - passed))
     return 0 if passed == total else 1
 
 
-def gate_can_start(total):
+def gate_can_start(total, i386):
     """A series to check and what the builds need: if not, say so and
     count every patch as failed."""
     if not total:
         print('stock-series-gate: no patches in kernel/stock-series/series')
         print('0 passed, 1 failed')
         return False
-    for need in (os.path.join(OURS_OBJ, 'Module.symvers'), CHECKPATCH[0]):
+    needs = [(os.path.join(OURS_OBJ, 'Module.symvers'), 'make kernel'),
+             (CHECKPATCH[0], 'make tree-pristine')]
+    if i386:
+        needs.append((os.path.join(I386_OBJ, 'arch', 'x86', 'boot',
+                                    'bzImage'), 'make walk32-kernel'))
+    for need, how in needs:
         if not os.path.exists(need):
-            print('stock-series-gate: %s is missing (make kernel, or make '
-                  'tree-pristine)' % os.path.relpath(need, REPO))
+            print('stock-series-gate: %s is missing (%s)'
+                  % (os.path.relpath(need, REPO), how))
             print('0 passed, %d failed' % total)
             return False
     return True
 
 
-def lock_kernel_builds():
-    """The open lock file, locked.  Taken before anything is cleared: a
-    second gate (make stock-next-ext runs one) waits instead of clearing
-    this one's tree and steps, and make stock-next-ext installs
-    cls_flower.ko under it."""
-    lock = open(KERNEL_LOCK, 'a')
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        print('stock-series-gate: waiting for a kernel build (%s)'
-              % os.path.relpath(KERNEL_LOCK, REPO), flush=True)
-        fcntl.flock(lock, fcntl.LOCK_EX)
-    return lock
+def lock_kernel_builds(i386):
+    """The open lock files, locked: ours' kernel's, then (i386) make
+    walk32's.  Taken before anything is cleared: a second gate (make
+    stock-next-ext runs one) waits instead of clearing this one's tree
+    and steps, make stock-next-ext installs cls_flower.ko under ours',
+    and no i386 kernel build changes the objects compiled against."""
+    locks = []
+    for path in [KERNEL_LOCK] + ([I386_LOCK] if i386 else []):
+        lock = open(path, 'a')
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print('stock-series-gate: waiting for a kernel build (%s)'
+                  % os.path.relpath(path, REPO), flush=True)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        locks.append(lock)
+    return locks
 
 
-def start_from_pristine(jobs):
+def start_from_pristine(jobs, i386):
     """TREE holds the pristine file again, OUT no step and no
     stock-next module of an earlier run; step-0 built from the pristine
-    file: build()'s (ok, problems)."""
+    file (and for i386): (ok, problems)."""
     shutil.rmtree(TREE, ignore_errors=True)
     os.makedirs(os.path.dirname(os.path.join(TREE, FILE)))
     shutil.copy(os.path.join(PRISTINE, FILE), os.path.join(TREE, FILE))
@@ -221,11 +264,14 @@ def start_from_pristine(jobs):
     for stale in os.listdir(OUT):
         if stale.startswith('step-'):
             shutil.rmtree(os.path.join(OUT, stale), ignore_errors=True)
-    return build(os.path.join(OUT, 'step-0'), os.path.join(TREE, FILE),
-                 jobs)
+    step0 = os.path.join(OUT, 'step-0')
+    ok, problems = build(step0, os.path.join(TREE, FILE), jobs)
+    if ok and i386:
+        ok, problems = build32(step0, os.path.join(TREE, FILE))
+    return ok, problems
 
 
-def apply_series(patches, jobs):
+def apply_series(patches, jobs, i386):
     """Each patch in turn applied to TREE and checked, one ok / not ok
     line each; -> how many passed."""
     total = len(patches)
@@ -243,13 +289,14 @@ def apply_series(patches, jobs):
                                            subject(patches[rest - 1])))
             break
         git_apply(['--whitespace=error'], path)
-        problems = step_problems(n, total, path, jobs)
+        problems = step_problems(n, total, path, jobs, i386)
         if problems:
             print('not ok %d/%d %s: %s' % (n, total, name,
                                            '; '.join(problems)))
         else:
             passed += 1
-            print('ok %d/%d %s' % (n, total, name), flush=True)
+            print('ok %d/%d %s (%s)' % (n, total, name, checks(i386)),
+                  flush=True)
     return passed
 
 
@@ -271,17 +318,28 @@ def apply_problems(path):
     return problems
 
 
-def step_problems(n, total, path, jobs):
+def checks(i386):
+    """What an "ok" line has checked."""
+    return ('git apply, Fixes:/RFC, checkpatch --strict, W=1 + sparse' +
+            (', i386' if i386 else ''))
+
+
+def step_problems(n, total, path, jobs, i386):
     """The checks of patch n once applied (its tags, checkpatch, the
-    step's build); prints the line of its size and kind first."""
+    step's builds); prints the line of its size and kind first."""
     adds, dels = patch_size(path)
     msg = message(path)
     problems = tag_problems(path, msg) + checkpatch_problems(path, msg)
-    ok, why = build(os.path.join(OUT, 'step-%d' % n),
-                    os.path.join(TREE, FILE), jobs)
+    step_dir = os.path.join(OUT, 'step-%d' % n)
+    ok, why = build(step_dir, os.path.join(TREE, FILE), jobs)
     if not ok:
         problems.append('\n'.join(['cls_flower.ko (W=1 C=1):'] +
                                   ['    ' + w for w in why]))
+    if i386:
+        ok, why = build32(step_dir, os.path.join(TREE, FILE))
+        if not ok:
+            problems.append('\n'.join(['cls_flower.o (W=1, i386):'] +
+                                      ['    ' + w for w in why]))
     print('  %d/%d: +%d -%d lines, %s' % (
         n, total, adds, dels, 'rfc' if is_rfc(path) else
         'backport' if BACKPORT_RE.search(msg) else 'fix'),
@@ -408,9 +466,9 @@ def report(out, labels):
 
 
 def main(argv):
-    if argv[:1] == ['gate']:
+    if argv[:1] == ['gate'] and argv[1:] in ([], ['--i386']):
         jobs = int(os.environ.get('JOBS') or os.cpu_count() or 1)
-        return gate(jobs)
+        return gate(jobs, i386=argv[1:] == ['--i386'])
     if argv[:1] == ['guest'] and len(argv) >= 3:
         return guest(argv[1], argv[2:])
     if argv[:1] == ['report'] and len(argv) >= 3:
