@@ -155,12 +155,26 @@ kernel:
 	@flock -n $(KERNEL_LOCK) true || echo "kernel: waiting for another $(VARIANT) kernel build ($(KERNEL_LOCK))"
 	+@flock $(KERNEL_LOCK) $(MAKE) --no-print-directory kernel-locked
 
+# kbuild runs only when a file of the source tree (sync-tree gives a file
+# a fresh mtime only when its content changed; .tdc-manifest it rewrites
+# every time) or the .config is newer than the start of the last kbuild
+# that succeeded ($(OBJ)/.tdc-kbuild), or the bzImage is missing: the
+# same mtimes kbuild compares, in 0.4 s where its own no-op takes 4.6 s
+# (16 s for debug); the gate's stages each make their guest first.
 # The modules are installed again only when the kernel or a module is
 # newer than the last install: the install swaps $(MOD) whole, under a
 # guest of the variant that may be running (the gate runs guest stages
 # side by side, each of which makes its guest first).
 kernel-locked: $(if $(filter stock,$(VARIANT)),tree-pristine,tree-ours) $(OBJ)/.tdc-config
-	+$(KMAKE) bzImage modules
+	+@stamp=$(OBJ)/.tdc-kbuild; \
+	if [ -f $$stamp ] && [ -f $(OBJ)/arch/x86/boot/bzImage ] && \
+	   [ -z "$$(find $(KSRC) $(OBJ)/.config -newer $$stamp ! -type d \
+	            ! -name .tdc-manifest -print -quit)" ]; then \
+		echo "  KBUILD  $(VARIANT): no source or .config newer than the last build: not run"; \
+	else \
+		touch $$stamp.new && echo "$(KMAKE) bzImage modules" && \
+		$(KMAKE) bzImage modules && mv $$stamp.new $$stamp; \
+	fi
 	+@krel=$$(cat $(OBJ)/include/config/kernel.release); \
 	stamp=$(MOD)/.installed; \
 	if [ -f $$stamp ] && [ ! $(OBJ)/arch/x86/boot/bzImage -nt $$stamp ] && \
