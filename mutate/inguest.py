@@ -147,9 +147,11 @@ def case_files():
 
 
 # The packet files of the oracle packets-sample: each sample mutant of
-# mutate.run dies on one of them (a dst_ip row, the dissection, an exact
-# key's mask), and m0000 must pass all of them in the same run.
-SAMPLE_FILES = ('packets-arp.json', 'packets-ct.json', 'packets-ipv4.json')
+# mutate.run dies on one of them (an arp_sip row, the dissection, an exact
+# key's mask), and m0000 must pass all of them in the same run.  Two files
+# of 23 cases: the third that the dst_ip row once died on cost the gate
+# stage a minute and proved nothing the arp row does not.
+SAMPLE_FILES = ('packets-arp.json', 'packets-ct.json')
 
 
 def oracles(out_dir, mid, exclude=()):

@@ -11,7 +11,7 @@
 #                             (MUTATE_RESULTS="DIR..." merges shards' dirs)
 #   make mutate-sample        gate stage: 4 fixed mutants of HEAD must be
 #                             killed and the unmutated source must survive,
-#                             on three packet case files (oracle
+#                             on two packet case files (oracle
 #                             packets-sample) and the flow cache between
 #                             changes (oracle cache), one boot, and a
 #                             second for the confirmations (each kill
