@@ -131,7 +131,7 @@ class TestGate(unittest.TestCase):
     def test_real_flower_stage_is_strict_and_complete(self):
         flower = [s for s in gate.STAGES if s.name == 'flower'][0]
         self.assertIn('--strict', flower.command)
-        self.assertEqual(flower.command[-4:], ['-c', 'flower', '-J', '3'])
+        self.assertEqual(flower.command[-4:], ['-c', 'flower', '-J', '4'])
         self.assertGreaterEqual(len(gate.selected_cases(['-c', 'flower'])),
                                 400)
 
