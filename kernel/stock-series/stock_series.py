@@ -144,43 +144,33 @@ def git_apply(args, path):
 def build(step_dir, src, jobs):
     """cls_flower.ko of src in step_dir, W=1 C=1, against ours' objects;
     (ok, problems)."""
-    shutil.rmtree(step_dir, ignore_errors=True)
-    os.makedirs(step_dir)
-    shutil.copy(src, os.path.join(step_dir, 'cls_flower.c'))
-    with open(os.path.join(step_dir, 'Kbuild'), 'w') as f:
-        f.write('obj-m := cls_flower.o\n')
-    rc, out = run(['make', '-s', '-C', OURS_SRC, 'O=' + OURS_OBJ,
-                   'M=' + step_dir, '-j%d' % jobs, 'W=1', 'C=1', 'modules'])
-    noise = [line for line in out.splitlines() if line.strip()]
-    if rc or not os.path.exists(os.path.join(step_dir, 'cls_flower.ko')):
-        return False, ['build failed (exit %d)' % rc] + noise[-20:]
-    if noise:
-        return False, ['W=1/sparse output:'] + noise[:20]
-    return True, []
+    return kbuild(step_dir, src, ['O=' + OURS_OBJ, '-j%d' % jobs, 'W=1',
+                                  'C=1', 'modules'], 'cls_flower.ko')
 
 
 def build32(step_dir, src):
     """cls_flower.o of src for i386 in step_dir/i386, W=1, against make
     walk32's kernel (which has no modules: the object is what can be
     checked); (ok, problems)."""
-    return build_object(os.path.join(step_dir, 'i386'), src,
-                        ['ARCH=i386', 'O=' + I386_OBJ, 'W=1'])
+    return kbuild(os.path.join(step_dir, 'i386'), src,
+                  ['ARCH=i386', 'O=' + I386_OBJ, 'W=1', 'cls_flower.o'],
+                  'cls_flower.o')
 
 
-def build_object(obj_dir, src, args):
-    """cls_flower.o of src in obj_dir, make ARGS; (ok, problems)."""
-    shutil.rmtree(obj_dir, ignore_errors=True)
-    os.makedirs(obj_dir)
-    shutil.copy(src, os.path.join(obj_dir, 'cls_flower.c'))
-    with open(os.path.join(obj_dir, 'Kbuild'), 'w') as f:
+def kbuild(out_dir, src, args, product):
+    """src as cls_flower.c in a fresh out_dir, built M= with make ARGS:
+    (ok, problems), ok when PRODUCT is there and make said nothing."""
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.makedirs(out_dir)
+    shutil.copy(src, os.path.join(out_dir, 'cls_flower.c'))
+    with open(os.path.join(out_dir, 'Kbuild'), 'w') as f:
         f.write('obj-m := cls_flower.o\n')
-    rc, out = run(['make', '-s', '-C', OURS_SRC, 'M=' + obj_dir] + args +
-                  ['cls_flower.o'])
+    rc, out = run(['make', '-s', '-C', OURS_SRC, 'M=' + out_dir] + args)
     noise = [line for line in out.splitlines() if line.strip()]
-    if rc or not os.path.exists(os.path.join(obj_dir, 'cls_flower.o')):
+    if rc or not os.path.exists(os.path.join(out_dir, product)):
         return False, ['build failed (exit %d)' % rc] + noise[-20:]
     if noise:
-        return False, ['W=1 output:'] + noise[:20]
+        return False, ['compiler/sparse output:'] + noise[:20]
     return True, []
 
 
