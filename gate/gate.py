@@ -245,7 +245,7 @@ BOTH_CORES = {'flower'}
 # locks, and leave the modules of a running guest in place when nothing
 # changed (the top Makefile's kernel-locked).  Not here: the host stages
 # before flower (one build of the series at a time is theirs) and flower
-# (two emulated CPUs, busy: 10% of the cores idle).  stress-parallel has
+# (two emulated CPUs, busy: 6% of the cores idle with four workers).  stress-parallel has
 # two emulated CPUs too, but they wait on each other (43% of the cores
 # idle when it ran alone, in the gate of cd8c60e): it starts beside the
 # end of mutate-sample or stress-smoke instead of after both, and a race
