@@ -28,7 +28,8 @@
 #                            build/stock-next/cls_flower.ko (the gate runs
 #                            first, without the i386 builds, when it is
 #                            missing or older than a patch, the series
-#                            file, the pristine file or ours' bzImage) alone in build/mod/stock-next
+#                            file, the pristine file or ours' bzImage)
+#                            alone in build/mod/stock-next
 #                            with depmod, ours' bzImage copied to
 #                            build/obj/stock-next: guest/run --variant
 #                            stock-next boots ours' kernel with it.  What

@@ -184,7 +184,7 @@ def gate(jobs, i386=False):
         ok, problems = start_from_pristine(jobs, i386)
         if not ok:
             print('stock-series-gate: the pristine file does not build '
-                  'cleanly as a module:')
+                  'cleanly:')
             print('\n'.join('  ' + p for p in problems))
             print('0 passed, %d failed' % total)
             return 1
@@ -254,11 +254,8 @@ def start_from_pristine(jobs, i386):
     for stale in os.listdir(OUT):
         if stale.startswith('step-'):
             shutil.rmtree(os.path.join(OUT, stale), ignore_errors=True)
-    step0 = os.path.join(OUT, 'step-0')
-    ok, problems = build(step0, os.path.join(TREE, FILE), jobs)
-    if ok and i386:
-        ok, problems = build32(step0, os.path.join(TREE, FILE))
-    return ok, problems
+    problems = step_builds(os.path.join(OUT, 'step-0'), jobs, i386)
+    return not problems, problems
 
 
 def apply_series(patches, jobs, i386):
@@ -314,22 +311,30 @@ def checks(i386):
             (', i386' if i386 else ''))
 
 
+def step_builds(step_dir, jobs, i386):
+    """TREE's file built into step_dir: the module, then (i386) the
+    32-bit object; one problem per build that failed."""
+    src = os.path.join(TREE, FILE)
+    builds = [('cls_flower.ko (W=1 C=1)', lambda: build(step_dir, src, jobs))]
+    if i386:
+        builds.append(('cls_flower.o (W=1, i386)',
+                       lambda: build32(step_dir, src)))
+    problems = []
+    for what, run_build in builds:
+        ok, why = run_build()
+        if not ok:
+            problems.append('\n'.join([what + ':'] +
+                                      ['    ' + w for w in why]))
+    return problems
+
+
 def step_problems(n, total, path, jobs, i386):
     """The checks of patch n once applied (its tags, checkpatch, the
     step's builds); prints the line of its size and kind first."""
     adds, dels = patch_size(path)
     msg = message(path)
-    problems = tag_problems(path, msg) + checkpatch_problems(path, msg)
-    step_dir = os.path.join(OUT, 'step-%d' % n)
-    ok, why = build(step_dir, os.path.join(TREE, FILE), jobs)
-    if not ok:
-        problems.append('\n'.join(['cls_flower.ko (W=1 C=1):'] +
-                                  ['    ' + w for w in why]))
-    if i386:
-        ok, why = build32(step_dir, os.path.join(TREE, FILE))
-        if not ok:
-            problems.append('\n'.join(['cls_flower.o (W=1, i386):'] +
-                                      ['    ' + w for w in why]))
+    problems = (tag_problems(path, msg) + checkpatch_problems(path, msg) +
+                step_builds(os.path.join(OUT, 'step-%d' % n), jobs, i386))
     print('  %d/%d: +%d -%d lines, %s' % (
         n, total, adds, dels, 'rfc' if is_rfc(path) else
         'backport' if BACKPORT_RE.search(msg) else 'fix'),
